@@ -1,0 +1,73 @@
+//! Command-line interface: one argument struct and one module per
+//! subcommand. Exit status: 0 success, 2 bad input, 1 any other failure.
+
+mod position_cmds;
+
+use clap::{Parser, Subcommand};
+use millbase::Rules;
+use std::fmt;
+
+/// Solves mill games (Nine Men's Morris and variants) by retrograde analysis.
+#[derive(Parser)]
+#[command(name = "millbase", version, about)]
+pub struct Cli {
+    /// Rule set: a preset (`standard`, `lasker`) optionally followed by
+    /// comma-separated overrides, e.g. `standard,flying=off`. Options:
+    /// stones=3..12, flying=3|4|off, protection=standard|none|strict,
+    /// removals=1|2, double-mill=one|per-mill, lasker=on|off.
+    #[arg(long, global = true, default_value = "standard", value_name = "SPEC")]
+    pub rules: String,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand)]
+pub enum Command {
+    /// Show a position: board, side to move, stones in hand, phases, legal moves.
+    Show(position_cmds::ShowArgs),
+    /// List the legal moves of a position, one per line.
+    Moves(position_cmds::MovesArgs),
+    /// Count move sequences of a given length (the count is the last line).
+    Perft(position_cmds::PerftArgs),
+}
+
+/// A failure with its exit status.
+pub struct CliError {
+    /// Exit status.
+    pub code: i32,
+    /// Message for stderr.
+    pub message: String,
+}
+
+impl CliError {
+    /// Bad user input: exit status 2.
+    pub fn input(e: impl fmt::Display) -> CliError {
+        CliError {
+            code: 2,
+            message: e.to_string(),
+        }
+    }
+}
+
+/// Parses the command line, runs it, and returns the exit status.
+pub fn run() -> i32 {
+    let cli = Cli::parse();
+    let result = cli
+        .rules
+        .parse::<Rules>()
+        .map_err(CliError::input)
+        .and_then(|rules| match &cli.command {
+            Command::Show(a) => position_cmds::show(&rules, a),
+            Command::Moves(a) => position_cmds::moves(&rules, a),
+            Command::Perft(a) => position_cmds::perft(&rules, a),
+        });
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("millbase: {}", e.message);
+            e.code
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! Move and unmove generation, and perft.
+//!
+//! A move is a placement or a step (slide or fly) plus the removals it
+//! earns. Moves that differ only in the order of two removals are one move:
+//! a move is identified by its origin, its target and the *set* of removed
+//! stones.
+
+mod unmoves;
+
+pub use unmoves::unmoves;
+
+use crate::geometry::{Board, Point, PointSet};
+use crate::position::Position;
+use crate::rules::{DoubleMill, Protection, Rules};
+use rayon::prelude::*;
+
+/// A move: where the stone comes from (`None` for a placement), where it
+/// goes, and the opponent stones it removes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct Move {
+    /// Origin of a slide or fly; `None` for a placement.
+    pub from: Option<Point>,
+    /// Target point.
+    pub to: Point,
+    /// Removed opponent stones (empty if no mill was closed).
+    pub removed: PointSet,
+}
+
+/// The opponent stones a removal may take under `rules`.
+#[inline]
+pub fn removable(board: &Board, rules: &Rules, theirs: PointSet) -> PointSet {
+    match rules.protection {
+        Protection::None => theirs,
+        Protection::Standard => {
+            let free = theirs.minus(board.in_mills(theirs));
+            if free.is_empty() { theirs } else { free }
+        }
+        Protection::Strict => theirs.minus(board.in_mills(theirs)),
+    }
+}
+
+/// Number of removals earned by closing `mills` mills (0 if none).
+#[inline]
+pub fn removals_earned(rules: &Rules, mills: u32) -> u32 {
+    if mills == 0 {
+        0
+    } else {
+        rules.removals_per_mill as u32
+            * match rules.double_mill {
+                DoubleMill::One => 1,
+                DoubleMill::PerMill => mills,
+            }
+    }
+}
+
+/// Every distinct set of stones that `k` sequential removals may take from
+/// `theirs` (with `their_hand` stones in hand), each legal on the board as it
+/// is then. Removals lapse when nothing may be taken and stop once the
+/// opponent has fewer than 3 stones.
+fn removal_sets(
+    board: &Board,
+    rules: &Rules,
+    theirs: PointSet,
+    their_hand: u32,
+    k: u32,
+    out: &mut Vec<PointSet>,
+) {
+    fn go(
+        board: &Board,
+        rules: &Rules,
+        theirs: PointSet,
+        hand: u32,
+        k: u32,
+        taken: PointSet,
+        out: &mut Vec<PointSet>,
+    ) {
+        let targets = if k == 0 || theirs.len() + hand < 3 {
+            PointSet::EMPTY
+        } else {
+            removable(board, rules, theirs)
+        };
+        if targets.is_empty() {
+            if !out.contains(&taken) {
+                out.push(taken);
+            }
+            return;
+        }
+        for t in targets {
+            go(board, rules, theirs.without(t), hand, k - 1, taken.with(t), out);
+        }
+    }
+    go(board, rules, theirs, their_hand, k, PointSet::EMPTY, out);
+}
+
+impl Position {
+    /// Plays a move; the caller guarantees it is legal here.
+    #[must_use]
+    pub fn play(&self, mv: &Move) -> Position {
+        let us = self.to_move;
+        let mut next = *self;
+        let mine = match mv.from {
+            Some(f) => self.stones[us].without(f),
+            None => {
+                next.hand[us] -= 1;
+                self.stones[us]
+            }
+        };
+        next.stones[us] = mine.with(mv.to);
+        next.stones[!us] = self.stones[!us].minus(mv.removed);
+        next.to_move = !us;
+        next
+    }
+
+    /// Whether the game is over for the side to move: it has fewer than 3
+    /// stones or no legal move. (Generates the moves: not for hot loops.)
+    pub fn is_lost(&self, rules: &Rules) -> bool {
+        let mut moves = Vec::new();
+        legal_moves(self, rules, &mut moves);
+        moves.is_empty()
+    }
+}
+
+/// All legal moves of the side to move, into `out` (cleared first). A side
+/// that has lost (fewer than 3 stones) has none.
+pub fn legal_moves(pos: &Position, rules: &Rules, out: &mut Vec<Move>) {
+    out.clear();
+    let board = rules.board();
+    let us = pos.to_move;
+    if pos.total(us) < 3 {
+        return;
+    }
+    let mine = pos.stones[us];
+    let theirs = pos.stones[!us];
+    let their_hand = pos.hand[!us] as u32;
+    let empty = board.all.minus(mine.union(theirs));
+    let mut sets = Vec::new();
+    let mut push = |from: Option<Point>, to: Point, out: &mut Vec<Move>| {
+        let after = match from {
+            Some(f) => mine.without(f).with(to),
+            None => mine.with(to),
+        };
+        let k = removals_earned(rules, board.mills_through(to, after));
+        if k == 0 {
+            out.push(Move {
+                from,
+                to,
+                removed: PointSet::EMPTY,
+            });
+            return;
+        }
+        sets.clear();
+        removal_sets(board, rules, theirs, their_hand, k, &mut sets);
+        for &removed in &sets {
+            out.push(Move { from, to, removed });
+        }
+    };
+    let slide = |push: &mut dyn FnMut(Option<Point>, Point, &mut Vec<Move>), out: &mut Vec<Move>| {
+        for from in mine {
+            for to in board.neighbours[from.index()].intersect(empty) {
+                push(Some(from), to, out);
+            }
+        }
+    };
+    if pos.hand[us] > 0 {
+        for to in empty {
+            push(None, to, out);
+        }
+        if rules.lasker {
+            slide(&mut push, out);
+        }
+    } else if rules.flies(mine.len()) {
+        for from in mine {
+            for to in empty {
+                push(Some(from), to, out);
+            }
+        }
+    } else {
+        slide(&mut push, out);
+    }
+}
+
+/// Number of move sequences of length `depth` from `pos`.
+pub fn perft(pos: &Position, rules: &Rules, depth: u32) -> u64 {
+    fn go(pos: &Position, rules: &Rules, depth: u32, buf: &mut Vec<Vec<Move>>) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        let mut moves = buf.pop().unwrap_or_default();
+        legal_moves(pos, rules, &mut moves);
+        let n = if depth == 1 {
+            moves.len() as u64
+        } else {
+            moves
+                .iter()
+                .map(|m| go(&pos.play(m), rules, depth - 1, buf))
+                .sum()
+        };
+        buf.push(moves);
+        n
+    }
+    if depth <= 2 {
+        return go(pos, rules, depth, &mut Vec::new());
+    }
+    let mut moves = Vec::new();
+    legal_moves(pos, rules, &mut moves);
+    moves
+        .par_iter()
+        .map(|m| go(&pos.play(m), rules, depth - 1, &mut Vec::new()))
+        .sum()
+}
+
+/// Perft split by first move.
+pub fn perft_divide(pos: &Position, rules: &Rules, depth: u32) -> Vec<(Move, u64)> {
+    let mut moves = Vec::new();
+    legal_moves(pos, rules, &mut moves);
+    moves
+        .par_iter()
+        .map(|m| (*m, perft(&pos.play(m), rules, depth.saturating_sub(1))))
+        .collect()
+}

@@ -1,0 +1,336 @@
+//! Move text and position input in every form `RULES.md` names.
+//!
+//! Move text is parsed in two steps, as in chess libraries: syntax first
+//! ([`MoveText`]), then resolution against a position's legal moves
+//! ([`resolve_move`]).
+
+use crate::error::ParseError;
+use crate::geometry::{Board, Point, PointSet};
+use crate::moves::{Move, legal_moves};
+use crate::position::{Position, parse_board_string, parse_sanmill};
+use crate::rules::Rules;
+
+/// How moves are written.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Notation {
+    /// Coordinates: `g7`, `d7-d6xd2`.
+    #[default]
+    Coords,
+    /// Point numbers: `-2`, `1-9x13`.
+    Points,
+}
+
+/// A move as written, before it is checked against a position.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct MoveText {
+    /// Origin (`None` for a placement).
+    pub from: Option<Point>,
+    /// Target.
+    pub to: Point,
+    /// Removed stones as written (possibly none).
+    pub removed: Vec<Point>,
+    /// The notation used.
+    pub notation: Notation,
+}
+
+fn parse_point(board: &Board, s: &str, token: &str) -> Result<(Point, Notation), ParseError> {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        return s
+            .parse::<u8>()
+            .ok()
+            .and_then(|n| board.point(n))
+            .map(|p| (p, Notation::Points))
+            .ok_or_else(|| {
+                ParseError::new(format!(
+                    "move `{token}`: point `{s}` is not a point number 0-{}",
+                    board.size - 1
+                ))
+            });
+    }
+    board
+        .point_by_coord(s)
+        .map(|p| (p, Notation::Coords))
+        .ok_or_else(|| {
+            ParseError::new(format!(
+                "move `{token}`: `{s}` is neither a point number nor a board coordinate (a7, d7, g7, ...)"
+            ))
+        })
+}
+
+/// Parses a removal token on its own (`xd2`, `x13`).
+pub fn parse_removal_token(board: &Board, token: &str) -> Option<Result<Point, ParseError>> {
+    let rest = token.strip_prefix('x')?;
+    Some(parse_point(board, rest, token).map(|(p, _)| p))
+}
+
+impl MoveText {
+    /// Parses `-2`, `-2x13`, `1-9x13`, `g7`, `g7xd2`, `d7-d6xd2`.
+    pub fn parse(board: &Board, token: &str) -> Result<MoveText, ParseError> {
+        let mut parts = token.split('x');
+        let step = parts.next().unwrap_or("");
+        let (from, to, mut notation) = match step.split_once('-') {
+            Some(("", to)) => {
+                let (to, _) = parse_point(board, to, token)?;
+                (None, to, Notation::Points)
+            }
+            Some((from, to)) => {
+                let (from, n) = parse_point(board, from, token)?;
+                let (to, _) = parse_point(board, to, token)?;
+                (Some(from), to, n)
+            }
+            None if step.is_empty() => {
+                return Err(ParseError::new(format!(
+                    "move `{token}`: expected a move like `-2`, `1-9x13`, `g7` or `d7-d6xd2`"
+                )));
+            }
+            None => {
+                let (to, n) = parse_point(board, step, token)?;
+                if n == Notation::Points {
+                    return Err(ParseError::new(format!(
+                        "move `{token}`: a placement in point numbers is written `-{step}`"
+                    )));
+                }
+                (None, to, n)
+            }
+        };
+        if from.is_some() && step.starts_with(|c: char| c.is_ascii_digit()) {
+            notation = Notation::Points;
+        }
+        let removed = parts
+            .map(|r| parse_point(board, r, token).map(|(p, _)| p))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(MoveText {
+            from,
+            to,
+            removed,
+            notation,
+        })
+    }
+}
+
+/// Writes a move in the given notation.
+pub fn format_move(board: &Board, mv: &Move, notation: Notation) -> String {
+    let name = |p: Point| match notation {
+        Notation::Coords => board.coord(p).to_string(),
+        Notation::Points => p.number().to_string(),
+    };
+    let mut s = match (mv.from, notation) {
+        (Some(f), _) => format!("{}-{}", name(f), name(mv.to)),
+        (None, Notation::Points) => format!("-{}", name(mv.to)),
+        (None, Notation::Coords) => name(mv.to),
+    };
+    for r in mv.removed {
+        s.push('x');
+        s.push_str(&name(r));
+    }
+    s
+}
+
+/// Finds the legal move that `text` names in `pos`. A removal may be left
+/// out when only one is possible.
+pub fn resolve_move(pos: &Position, rules: &Rules, text: &MoveText) -> Result<Move, ParseError> {
+    let board = rules.board();
+    let mut moves = Vec::new();
+    legal_moves(pos, rules, &mut moves);
+    let shown = format_move(
+        board,
+        &Move {
+            from: text.from,
+            to: text.to,
+            removed: text.removed.iter().copied().collect(),
+        },
+        text.notation,
+    );
+    if moves.is_empty() {
+        return Err(ParseError::new(format!(
+            "move `{shown}`: the game is over, {} has lost",
+            pos.to_move.name()
+        )));
+    }
+    let same_step: Vec<&Move> = moves
+        .iter()
+        .filter(|m| m.from == text.from && m.to == text.to)
+        .collect();
+    if same_step.is_empty() {
+        return Err(ParseError::new(format!(
+            "move `{shown}` is not legal for {} here",
+            pos.to_move.name()
+        )));
+    }
+    let wanted: PointSet = text.removed.iter().copied().collect();
+    if let Some(m) = same_step.iter().find(|m| m.removed == wanted) {
+        return Ok(**m);
+    }
+    if text.removed.is_empty() && same_step.len() == 1 {
+        return Ok(*same_step[0]);
+    }
+    let options: Vec<String> = same_step
+        .iter()
+        .map(|m| format_move(board, m, text.notation))
+        .collect();
+    Err(ParseError::new(format!(
+        "move `{shown}`: {}; legal: {}",
+        if text.removed.is_empty() {
+            "it closes a mill, name the stone to remove"
+        } else {
+            "that removal is not allowed"
+        },
+        options.join(" ")
+    )))
+}
+
+/// A position read from user input, with the notation the user wrote in.
+#[derive(Clone, Debug)]
+pub struct PositionInput {
+    /// The position.
+    pub position: Position,
+    /// The moves played from the start, if the input was a move list.
+    pub moves: Vec<Move>,
+    /// Notation to print moves in.
+    pub notation: Notation,
+}
+
+/// Plays a move list from the start (`-2 -3 1-9x13`, `g7 d7 ...`, tokens
+/// separated by spaces or commas; a removal may be its own token `xd2`).
+pub fn play_move_list(text: &str, rules: &Rules) -> Result<PositionInput, ParseError> {
+    let board = rules.board();
+    let mut pos = Position::start(rules);
+    let tokens: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .filter(|t| !t.eq_ignore_ascii_case("start"))
+        .collect();
+    let mut played = Vec::new();
+    let mut notation = None;
+    let mut i = 0;
+    while i < tokens.len() {
+        let token = tokens[i];
+        let mut mt = MoveText::parse(board, token).map_err(|e| {
+            if parse_removal_token(board, token).is_some() {
+                ParseError::new(format!(
+                    "token {} `{token}`: a removal must follow a move that closes a mill",
+                    i + 1
+                ))
+            } else {
+                ParseError::new(format!("token {}: {e}", i + 1))
+            }
+        })?;
+        while let Some(Some(Ok(r))) = tokens.get(i + 1).map(|t| parse_removal_token(board, t)) {
+            mt.removed.push(r);
+            i += 1;
+        }
+        notation.get_or_insert(mt.notation);
+        let mv = resolve_move(&pos, rules, &mt)
+            .map_err(|e| ParseError::new(format!("token {} (ply {}): {e}", i + 1, played.len() + 1)))?;
+        pos = pos.play(&mv);
+        played.push(mv);
+        i += 1;
+    }
+    Ok(PositionInput {
+        position: pos,
+        moves: played,
+        notation: notation.unwrap_or_default(),
+    })
+}
+
+/// Reads a position in any supported form: a board string, a Sanmill
+/// line, or a move list from the start (`start` alone is the start).
+pub fn parse_position(text: &str, rules: &Rules) -> Result<PositionInput, ParseError> {
+    let text = text.trim();
+    let first = text.split_whitespace().next().unwrap_or("");
+    let plain = |position| PositionInput {
+        position,
+        moves: Vec::new(),
+        notation: Notation::Coords,
+    };
+    if first.contains('/') && first.chars().any(|c| matches!(c, 'O' | '@' | '*')) {
+        return parse_sanmill(text, rules).map(plain);
+    }
+    let board_chars = first.chars().filter(|&c| c != '/').count();
+    if first.chars().all(|c| matches!(c, 'W' | 'B' | '.' | '/')) && board_chars > 2 {
+        return parse_board_string(text, rules).map(plain);
+    }
+    play_move_list(text, rules)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_notations_parse_and_print() {
+        let board = Board::standard();
+        for (t, n) in [
+            ("-2", Notation::Points),
+            ("1-9x13", Notation::Points),
+            ("-2x13", Notation::Points),
+            ("g7", Notation::Coords),
+            ("d7-d6xd2", Notation::Coords),
+            ("g7xd2", Notation::Coords),
+        ] {
+            let mt = MoveText::parse(board, t).unwrap();
+            assert_eq!(mt.notation, n, "{t}");
+            let mv = Move {
+                from: mt.from,
+                to: mt.to,
+                removed: mt.removed.iter().copied().collect(),
+            };
+            assert_eq!(format_move(board, &mv, n), t);
+        }
+        let a = MoveText::parse(board, "1-9x13").unwrap();
+        let b = MoveText::parse(board, "d7-d6xd2").unwrap();
+        assert_eq!((a.from, a.to, a.removed), (b.from, b.to, b.removed));
+    }
+
+    #[test]
+    fn move_list_with_mill_and_separate_removal() {
+        let r = Rules::STANDARD;
+        // White closes a7-d7-g7 and removes a black stone.
+        let a = play_move_list("a7 b6 d7 d6 g7 xb6", &r).unwrap();
+        let b = play_move_list("-0 -8 -1 -9 -2x8", &r).unwrap();
+        assert_eq!(a.position, b.position);
+        assert_eq!(a.notation, Notation::Coords);
+        assert_eq!(b.notation, Notation::Points);
+        assert_eq!(a.position.stones.black.len(), 1);
+        assert_eq!(a.position.hand.black, 7);
+    }
+
+    #[test]
+    fn bad_moves_are_named() {
+        let r = Rules::STANDARD;
+        let cases = [
+            ("a7 a7", "not legal"),
+            ("a7 b6 d7 d6 g7", "name the stone"),
+            ("a7 b6 d7 d6 g7xa7", "not allowed"),
+            ("a7 h9", "`h9`"),
+            ("-25", "point number"),
+            ("5", "written `-5`"),
+            ("xa7", "must follow"),
+        ];
+        for (text, needle) in cases {
+            let e = play_move_list(text, &r).unwrap_err().to_string();
+            assert!(e.contains(needle), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn position_forms() {
+        let r = Rules::STANDARD;
+        let start = Position::start(&r);
+        assert_eq!(parse_position("start", &r).unwrap().position, start);
+        assert_eq!(parse_position("", &r).unwrap().position, start);
+        assert_eq!(
+            parse_position("......../......../........ w 9 9", &r).unwrap().position,
+            start
+        );
+        assert_eq!(
+            parse_position(
+                "********/********/******** w p p 0 9 0 9 0 0 -1 -1 -1 -1 0 0 1",
+                &r
+            )
+            .unwrap()
+            .position,
+            start
+        );
+    }
+}
