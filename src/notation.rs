@@ -220,8 +220,9 @@ pub fn play_move_list(text: &str, rules: &Rules) -> Result<PositionInput, ParseE
             i += 1;
         }
         notation.get_or_insert(mt.notation);
-        let mv = resolve_move(&pos, rules, &mt)
-            .map_err(|e| ParseError::new(format!("token {} (ply {}): {e}", i + 1, played.len() + 1)))?;
+        let mv = resolve_move(&pos, rules, &mt).map_err(|e| {
+            ParseError::new(format!("token {} (ply {}): {e}", i + 1, played.len() + 1))
+        })?;
         pos = pos.play(&mv);
         played.push(mv);
         i += 1;
@@ -243,11 +244,14 @@ pub fn parse_position(text: &str, rules: &Rules) -> Result<PositionInput, ParseE
         moves: Vec::new(),
         notation: Notation::Coords,
     };
-    if first.contains('/') && first.chars().any(|c| matches!(c, 'O' | '@' | '*')) {
-        return parse_sanmill(text, rules).map(plain);
-    }
-    let board_chars = first.chars().filter(|&c| c != '/').count();
-    if first.chars().all(|c| matches!(c, 'W' | 'B' | '.' | '/')) && board_chars > 2 {
+    // Move tokens never hold `/` or `.`; a board string without either is
+    // a full board.
+    let board_like =
+        first.contains('/') || first.contains('.') || first.len() == rules.board().size as usize;
+    if board_like {
+        if first.chars().any(|c| matches!(c, 'O' | '@' | '*')) {
+            return parse_sanmill(text, rules).map(plain);
+        }
         return parse_board_string(text, rules).map(plain);
     }
     play_move_list(text, rules)
@@ -320,7 +324,9 @@ mod tests {
         assert_eq!(parse_position("start", &r).unwrap().position, start);
         assert_eq!(parse_position("", &r).unwrap().position, start);
         assert_eq!(
-            parse_position("......../......../........ w 9 9", &r).unwrap().position,
+            parse_position("......../......../........ w 9 9", &r)
+                .unwrap()
+                .position,
             start
         );
         assert_eq!(

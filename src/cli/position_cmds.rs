@@ -2,11 +2,11 @@
 
 use super::CliError;
 use clap::{Args, ValueEnum};
+use millbase::Rules;
 use millbase::moves::{legal_moves, perft as count_perft, perft_divide};
 use millbase::notation::{Notation, PositionInput, format_move, parse_position};
 use millbase::position::{Color, Position};
 use millbase::render::render_position;
-use millbase::Rules;
 use std::time::Instant;
 
 /// Notation choice on the command line.
@@ -24,7 +24,11 @@ pub struct PositionArg {
     /// The position: a board string (`......../......../........ w 9 9`),
     /// a move list from the start (`d7 g7 d1`, `-1 -2 -5`), a Sanmill line,
     /// or `start`.
-    #[arg(default_value = "start", value_name = "POSITION")]
+    #[arg(
+        default_value = "start",
+        value_name = "POSITION",
+        allow_hyphen_values = true
+    )]
     pub position: String,
 
     /// Notation for printed moves (default: the one the position was written in).
@@ -75,7 +79,11 @@ fn phase(pos: &Position, rules: &Rules, c: Color) -> &'static str {
     if pos.total(c) < 3 {
         "lost (fewer than 3 stones)"
     } else if pos.hand[c] > 0 {
-        if rules.lasker { "placing (or sliding)" } else { "placing" }
+        if rules.lasker {
+            "placing (or sliding)"
+        } else {
+            "placing"
+        }
     } else if rules.flies(pos.stones[c].len()) {
         "flying"
     } else {

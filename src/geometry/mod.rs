@@ -228,7 +228,11 @@ impl Board {
     pub fn from_spec(spec: &BoardSpec) -> Board {
         let size = spec.coords.len();
         assert!(size <= MAX_POINTS);
-        let pt = |n: u8| Point::new(n).filter(|p| p.index() < size).expect("point in spec");
+        let pt = |n: u8| {
+            Point::new(n)
+                .filter(|p| p.index() < size)
+                .expect("point in spec")
+        };
         let mut neighbours = [PointSet::EMPTY; MAX_POINTS];
         let mut edges = Vec::new();
         for &(a, b) in spec.edges {
@@ -295,7 +299,10 @@ impl Board {
     /// The point with coordinate label `s` (case-insensitive).
     pub fn point_by_coord(&self, s: &str) -> Option<Point> {
         let s = s.to_ascii_lowercase();
-        self.coords.iter().position(|c| *c == s).map(|i| Point(i as u8))
+        self.coords
+            .iter()
+            .position(|c| *c == s)
+            .map(|i| Point(i as u8))
     }
 
     /// The point numbered `n`, if the board has it.
@@ -324,8 +331,9 @@ impl Board {
     /// The union of the neighbours of the points of `s`.
     #[inline]
     pub fn neighbours_of(&self, s: PointSet) -> PointSet {
-        s.iter()
-            .fold(PointSet::EMPTY, |acc, p| acc.union(self.neighbours[p.index()]))
+        s.iter().fold(PointSet::EMPTY, |acc, p| {
+            acc.union(self.neighbours[p.index()])
+        })
     }
 }
 

@@ -86,7 +86,15 @@ fn removal_sets(
             return;
         }
         for t in targets {
-            go(board, rules, theirs.without(t), hand, k - 1, taken.with(t), out);
+            go(
+                board,
+                rules,
+                theirs.without(t),
+                hand,
+                k - 1,
+                taken.with(t),
+                out,
+            );
         }
     }
     go(board, rules, theirs, their_hand, k, PointSet::EMPTY, out);
@@ -154,7 +162,8 @@ pub fn legal_moves(pos: &Position, rules: &Rules, out: &mut Vec<Move>) {
             out.push(Move { from, to, removed });
         }
     };
-    let slide = |push: &mut dyn FnMut(Option<Point>, Point, &mut Vec<Move>), out: &mut Vec<Move>| {
+    let slide = |push: &mut dyn FnMut(Option<Point>, Point, &mut Vec<Move>),
+                 out: &mut Vec<Move>| {
         for from in mine {
             for to in board.neighbours[from.index()].intersect(empty) {
                 push(Some(from), to, out);

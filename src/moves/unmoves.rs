@@ -63,7 +63,14 @@ pub fn unmoves(pos: &Position, rules: &Rules, out: &mut Vec<(Move, Position)>) {
             };
             for removed in subsets_up_to(free, k) {
                 let their_before = theirs.union(removed);
-                if !removals_possible(board, rules, their_before, pos.hand[victim] as u32, removed, k) {
+                if !removals_possible(
+                    board,
+                    rules,
+                    their_before,
+                    pos.hand[victim] as u32,
+                    removed,
+                    k,
+                ) {
                     continue;
                 }
                 let mut p = before;
@@ -77,7 +84,8 @@ pub fn unmoves(pos: &Position, rules: &Rules, out: &mut Vec<(Move, Position)>) {
 }
 
 fn is_legal(p: &Position, rules: &Rules) -> bool {
-    let checked: Result<Position, PositionError> = Position::new(p.stones, p.hand, p.to_move, rules);
+    let checked: Result<Position, PositionError> =
+        Position::new(p.stones, p.hand, p.to_move, rules);
     checked.is_ok() && p.total(p.to_move) >= 3
 }
 

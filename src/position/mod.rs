@@ -180,7 +180,10 @@ impl Position {
     /// The empty points.
     #[inline]
     pub fn empty(&self, rules: &Rules) -> PointSet {
-        rules.board().all.minus(self.stones.white.union(self.stones.black))
+        rules
+            .board()
+            .all
+            .minus(self.stones.white.union(self.stones.black))
     }
 
     /// The colour of the stone on `p`, if any.

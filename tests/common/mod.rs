@@ -1,0 +1,97 @@
+//! Shared helpers for the integration tests.
+#![allow(dead_code)]
+
+use millbase::{ByColor, Color, Point, PointSet, Position, Rules};
+
+/// A small deterministic generator (splitmix64), so failures reproduce.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// `k` distinct random points of `from`.
+    pub fn points(&mut self, from: PointSet, k: u32) -> PointSet {
+        let mut pool: Vec<Point> = from.iter().collect();
+        let mut out = PointSet::EMPTY;
+        for _ in 0..k.min(pool.len() as u32) {
+            let i = self.below(pool.len() as u64) as usize;
+            out = out.with(pool.swap_remove(i));
+        }
+        out
+    }
+}
+
+/// A random legal position of `rules`: any phase, hands consistent.
+pub fn random_position(rng: &mut Rng, rules: &Rules) -> Position {
+    let all = rules.board().all;
+    let n = rules.stones as u64;
+    loop {
+        let to_move = if rng.below(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let placing = rng.below(3) == 0;
+        let hand = if placing {
+            let h = rng.below(n + 1) as u8;
+            if rules.lasker {
+                ByColor {
+                    white: h,
+                    black: rng.below(n + 1) as u8,
+                }
+            } else {
+                match to_move {
+                    Color::White => ByColor { white: h, black: h },
+                    Color::Black => ByColor {
+                        white: h.saturating_sub(1),
+                        black: h,
+                    },
+                }
+            }
+        } else {
+            ByColor::default()
+        };
+        let room_w = n - hand.white as u64;
+        let room_b = n - hand.black as u64;
+        let w = rng.below(room_w + 1) as u32;
+        let b = rng.below(room_b + 1) as u32;
+        let white = rng.points(all, w);
+        let black = rng.points(all.minus(white), b);
+        let stones = ByColor { white, black };
+        if let Ok(p) = Position::new(stones, hand, to_move, rules) {
+            return p;
+        }
+    }
+}
+
+/// The rule sets every rules-level property is checked under.
+pub fn rule_variants() -> Vec<Rules> {
+    [
+        "standard",
+        "standard,flying=off",
+        "standard,flying=4",
+        "standard,protection=none",
+        "standard,protection=strict",
+        "standard,removals=2",
+        "standard,double-mill=per-mill",
+        "standard,removals=2,double-mill=per-mill,protection=strict",
+        "standard,lasker=on",
+        "lasker",
+        "standard,stones=3",
+        "standard,stones=4",
+        "standard,stones=12",
+    ]
+    .iter()
+    .map(|s| s.parse().unwrap())
+    .collect()
+}
