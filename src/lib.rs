@@ -15,6 +15,7 @@
 
 pub mod error;
 pub mod geometry;
+pub mod index;
 pub mod moves;
 pub mod notation;
 pub mod position;

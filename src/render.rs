@@ -15,12 +15,10 @@ fn draw(board: &Board, label: impl Fn(Point) -> String) -> Vec<String> {
     for &(a, b) in &board.edges {
         let ((ca, ra), (cb, rb)) = (grid_of(board, a), grid_of(board, b));
         if ra == rb {
-            for x in ca.min(cb) * 4..=ca.max(cb) * 4 {
-                grid[ra * 2][x] = '-';
-            }
+            grid[ra * 2][ca.min(cb) * 4..=ca.max(cb) * 4].fill('-');
         } else {
-            for y in ra.min(rb) * 2..=ra.max(rb) * 2 {
-                grid[y][ca * 4] = '|';
+            for row in &mut grid[ra.min(rb) * 2..=ra.max(rb) * 2] {
+                row[ca * 4] = '|';
             }
         }
     }
@@ -54,7 +52,7 @@ pub fn render_position(board: &Board, pos: &Position) -> String {
         } else {
             " ".into()
         };
-        out.push_str(&format!("{rank}  {s:<26}   {n}\n").trim_end().to_string());
+        out.push_str(format!("{rank}  {s:<26}   {n}").trim_end());
         out.push('\n');
     }
     out.push_str("   a   b   c   d   e   f   g      (right: point numbers 0-23)\n");

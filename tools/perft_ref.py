@@ -7,7 +7,7 @@ Follows /work/shared/RULES.md sections 1-3 plus the decisions of the brief:
     target and stop once the opponent has fewer than 3 stones (board + hand);
   * a move is (from, to, SET of removed points); distinct moves are counted.
 
-Usage: python3 tools/perft_ref.py --depth N [--rules SPEC] [--divide] [POSITION]
+Usage: python3 tools/perft_ref.py --depth N [--rules SPEC] [--divide] [--memo] [POSITION]
 POSITION: "<24 chars W/B/.> <w|b> [<white hand> <black hand>]" (optional '/').
 """
 import argparse
@@ -162,13 +162,21 @@ def gen_moves(pos, rules):
     return moves
 
 
-def perft(pos, depth, rules):
+def perft(pos, depth, rules, memo=None):
+    """Number of move sequences of length depth.  memo (--memo, off by
+    default) is a plain cache of this pure function of (pos, depth)."""
     if depth == 0:
         return 1
+    if memo is not None and (pos, depth) in memo:
+        return memo[(pos, depth)]
     moves = gen_moves(pos, rules)
     if depth == 1:
-        return len(moves)                     # bulk counting
-    return sum(perft(c, depth - 1, rules) for c in moves.values())
+        n = len(moves)                        # bulk counting
+    else:
+        n = sum(perft(c, depth - 1, rules, memo) for c in moves.values())
+    if memo is not None:
+        memo[(pos, depth)] = n
+    return n
 
 
 def move_str(m):
@@ -183,6 +191,8 @@ def main():
     ap.add_argument("--depth", type=int, required=True)
     ap.add_argument("--rules", default="standard")
     ap.add_argument("--divide", action="store_true")
+    ap.add_argument("--memo", action="store_true",
+                    help="cache perft(pos, depth) (for deep runs; same result)")
     ap.add_argument("position", nargs="*")
     a = ap.parse_args()
     try:
@@ -194,16 +204,17 @@ def main():
     if a.depth < 0:
         print("error: depth must be >= 0", file=sys.stderr)
         sys.exit(2)
+    memo = {} if a.memo else None
     if a.divide and a.depth >= 1:
         total = 0
         moves = gen_moves(pos, rules)
         for m in sorted(moves, key=lambda m: (-1 if m[0] is None else m[0], m[1], sorted(m[2]))):
-            n = perft(moves[m], a.depth - 1, rules)
+            n = perft(moves[m], a.depth - 1, rules, memo)
             total += n
             print(move_str(m), n)
         print(total)
     else:
-        print(perft(pos, a.depth, rules))
+        print(perft(pos, a.depth, rules, memo))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 //! Command-line interface: one argument struct and one module per
 //! subcommand. Exit status: 0 success, 2 bad input, 1 any other failure.
 
+mod index_cmds;
 mod position_cmds;
 
 use clap::{Parser, Subcommand};
@@ -31,6 +32,10 @@ pub enum Command {
     Moves(position_cmds::MovesArgs),
     /// Count move sequences of a given length (the count is the last line).
     Perft(position_cmds::PerftArgs),
+    /// One row per moving-phase subspace: slots, positions (symmetry classes), density.
+    IndexInfo(index_cmds::IndexInfoArgs),
+    /// Exhaustive round trip of a subspace's index over every slot.
+    CheckIndex(index_cmds::CheckIndexArgs),
 }
 
 /// A failure with its exit status.
@@ -62,6 +67,8 @@ pub fn run() -> i32 {
             Command::Show(a) => position_cmds::show(&rules, a),
             Command::Moves(a) => position_cmds::moves(&rules, a),
             Command::Perft(a) => position_cmds::perft(&rules, a),
+            Command::IndexInfo(a) => index_cmds::index_info(&rules, a),
+            Command::CheckIndex(a) => index_cmds::check_index(&rules, a),
         });
     match result {
         Ok(()) => 0,

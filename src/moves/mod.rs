@@ -128,6 +128,20 @@ impl Position {
     }
 }
 
+/// Every (from, to) step of a stone of `mine` to an adjacent point of `empty`.
+pub fn slides(
+    board: &Board,
+    mine: PointSet,
+    empty: PointSet,
+) -> impl Iterator<Item = (Point, Point)> + '_ {
+    mine.iter().flat_map(move |f| {
+        board.neighbours[f.index()]
+            .intersect(empty)
+            .iter()
+            .map(move |t| (f, t))
+    })
+}
+
 /// All legal moves of the side to move, into `out` (cleared first). A side
 /// that has lost (fewer than 3 stones) has none.
 pub fn legal_moves(pos: &Position, rules: &Rules, out: &mut Vec<Move>) {
@@ -162,20 +176,14 @@ pub fn legal_moves(pos: &Position, rules: &Rules, out: &mut Vec<Move>) {
             out.push(Move { from, to, removed });
         }
     };
-    let slide = |push: &mut dyn FnMut(Option<Point>, Point, &mut Vec<Move>),
-                 out: &mut Vec<Move>| {
-        for from in mine {
-            for to in board.neighbours[from.index()].intersect(empty) {
-                push(Some(from), to, out);
-            }
-        }
-    };
     if pos.hand[us] > 0 {
         for to in empty {
             push(None, to, out);
         }
         if rules.lasker {
-            slide(&mut push, out);
+            for (from, to) in slides(board, mine, empty) {
+                push(Some(from), to, out);
+            }
         }
     } else if rules.flies(mine.len()) {
         for from in mine {
@@ -184,7 +192,9 @@ pub fn legal_moves(pos: &Position, rules: &Rules, out: &mut Vec<Move>) {
             }
         }
     } else {
-        slide(&mut push, out);
+        for (from, to) in slides(board, mine, empty) {
+            push(Some(from), to, out);
+        }
     }
 }
 

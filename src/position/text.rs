@@ -23,7 +23,7 @@ pub fn parse_board_string(text: &str, rules: &Rules) -> Result<Position, ParseEr
             'W' | 'w' => Some(Color::White),
             'B' | 'b' => Some(Color::Black),
             '.' => None,
-            '/' if n > 0 && n % 8 == 0 => continue,
+            '/' if n > 0 && n.is_multiple_of(8) => continue,
             _ => {
                 return Err(ParseError::new(format!(
                     "board string: character {} `{ch}` is not W, B, . or a `/` after 8 points",

@@ -1,0 +1,292 @@
+//! The perfect hash: every position of a stone-count subspace to one slot,
+//! the same slot for all symmetric images.
+//!
+//! Gasser's scheme. The stones of the side to move (`us`, `w` of them) are
+//! brought to the smallest of their symmetric images (the orbit
+//! representative, numbered among all orbits of `w`-sets); the same map is
+//! applied to the other side's stones (`them`, `b` of them), which are then
+//! ranked among the `24 - w` points the representative leaves free:
+//!
+//! `slot = orbit(us) * C(24 - w, b) + rank(them among free points)`.
+//!
+//! When the representative is fixed by some symmetries (its stabiliser),
+//! several slots stand for one class; the class takes the smallest of their
+//! ranks and the other slots are unused ([`SubspaceIndex::is_canonical`]).
+
+pub mod check;
+mod subspace;
+mod tables;
+
+pub use subspace::Subspace;
+pub use tables::{BINOMIAL, binomial};
+
+use crate::geometry::{Board, PointSet};
+use std::sync::{Arc, OnceLock};
+use tables::{OrbitTable, SymTables, colex_rank, colex_unrank, pdep, pext};
+
+/// Symmetry tables and per-stone-count orbit tables of one board; the
+/// orbit tables are built on first use and shared by every subspace.
+pub struct Indexer {
+    board: &'static Board,
+    syms: SymTables,
+    orbits: Vec<OnceLock<Arc<OrbitTable>>>,
+}
+
+static STANDARD: OnceLock<Indexer> = OnceLock::new();
+
+impl Indexer {
+    /// The indexer of `board` (shared for the standard board).
+    pub fn for_board(board: &'static Board) -> &'static Indexer {
+        assert_eq!(
+            board.name, "standard",
+            "only the standard board has an indexer yet"
+        );
+        STANDARD.get_or_init(|| Indexer::new(board))
+    }
+
+    fn new(board: &'static Board) -> Indexer {
+        Indexer {
+            board,
+            syms: SymTables::new(board),
+            orbits: (0..=board.size).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// The board.
+    pub fn board(&self) -> &'static Board {
+        self.board
+    }
+
+    /// The orbit table of `w`-stone sets.
+    fn orbit_table(&self, w: u8) -> &Arc<OrbitTable> {
+        self.orbits[w as usize]
+            .get_or_init(|| Arc::new(OrbitTable::build(self.board, &self.syms, w)))
+    }
+
+    /// Number of orbits of `w`-stone sets under the symmetries.
+    pub fn orbit_count(&self, w: u8) -> u64 {
+        self.orbit_table(w).reps.len() as u64
+    }
+
+    /// The index of the moving-phase subspace with `w` stones for the side
+    /// to move and `b` for the other.
+    pub fn subspace(&self, w: u8, b: u8) -> SubspaceIndex<'_> {
+        assert!(w as u32 + b as u32 <= self.board.size as u32);
+        let n_free = self.board.size - w;
+        SubspaceIndex {
+            indexer: self,
+            orbits: self.orbit_table(w).clone(),
+            w,
+            b,
+            block: binomial(n_free as u32, b as u32),
+        }
+    }
+
+    /// The image of a point set under symmetry number `sym` of the board.
+    #[inline]
+    pub fn apply_symmetry(&self, sym: usize, s: PointSet) -> PointSet {
+        self.syms.apply(sym, s)
+    }
+
+    /// Bytes held by the built lookup tables.
+    pub fn memory_bytes(&self) -> usize {
+        self.syms.memory_bytes()
+            + self
+                .orbits
+                .iter()
+                .filter_map(|o| o.get())
+                .map(|t| t.memory_bytes())
+                .sum::<usize>()
+    }
+}
+
+/// The slots of one subspace (`w` stones to move, `b` for the other side).
+#[derive(Clone)]
+pub struct SubspaceIndex<'a> {
+    indexer: &'a Indexer,
+    orbits: Arc<OrbitTable>,
+    w: u8,
+    b: u8,
+    /// Slots per orbit: `C(24 - w, b)`.
+    block: u64,
+}
+
+/// The side to move's stones brought to their orbit representative: what
+/// all positions sharing these stones have in common.
+#[derive(Clone, Copy, Debug)]
+pub struct PreparedSide {
+    /// First slot of the orbit's block.
+    pub base: u64,
+    /// Index of the symmetry that maps the stones to the representative.
+    pub sym: u8,
+    /// The representative.
+    pub rep: PointSet,
+    /// Symmetries (other than the identity) fixing the representative.
+    pub stabiliser: u16,
+}
+
+impl SubspaceIndex<'_> {
+    /// Stones of the side to move.
+    pub fn w(&self) -> u8 {
+        self.w
+    }
+
+    /// Stones of the other side.
+    pub fn b(&self) -> u8 {
+        self.b
+    }
+
+    /// Number of slots (orbits times the block size).
+    pub fn slots(&self) -> u64 {
+        self.orbits.reps.len() as u64 * self.block
+    }
+
+    /// Slots per orbit block.
+    pub fn block_size(&self) -> u64 {
+        self.block
+    }
+
+    /// Canonicalises the side to move's stones once, for many slots.
+    #[inline]
+    pub fn prepare(&self, us: PointSet) -> PreparedSide {
+        debug_assert_eq!(us.len(), self.w as u32);
+        let e = self.orbits.entry[colex_rank(us) as usize];
+        let orbit = e >> 4;
+        PreparedSide {
+            base: orbit as u64 * self.block,
+            sym: (e & 15) as u8,
+            rep: self.orbits.reps[orbit as usize],
+            stabiliser: self.orbits.stabiliser[orbit as usize],
+        }
+    }
+
+    /// The slot of the position `(us, them)` for prepared `us`.
+    #[inline]
+    pub fn slot_with(&self, side: &PreparedSide, them: PointSet) -> u64 {
+        debug_assert_eq!(them.len(), self.b as u32);
+        let syms = &self.indexer.syms;
+        let t = syms.apply(side.sym as usize, them);
+        let mut rank = free_rank(side.rep, t);
+        let mut stab = side.stabiliser;
+        while stab != 0 {
+            let s = stab.trailing_zeros() as usize;
+            stab &= stab - 1;
+            rank = rank.min(free_rank(side.rep, syms.apply(s, t)));
+        }
+        side.base + rank
+    }
+
+    /// The slot of the position where the side to move has `us` and the
+    /// other side `them`.
+    #[inline]
+    pub fn slot(&self, us: PointSet, them: PointSet) -> u64 {
+        self.slot_with(&self.prepare(us), them)
+    }
+
+    /// The canonical position `(us, them)` of a slot; `None` past the end.
+    /// For an unused slot this is a position whose own slot is smaller.
+    pub fn position(&self, slot: u64) -> Option<(PointSet, PointSet)> {
+        if slot >= self.slots() {
+            return None;
+        }
+        let orbit = slot / self.block;
+        let rank = slot % self.block;
+        let us = self.orbits.reps[orbit as usize];
+        Some((
+            us,
+            free_unrank(self.indexer.board.all, us, self.b as u32, rank),
+        ))
+    }
+
+    /// Whether the slot stands for a class (is not an unused duplicate).
+    pub fn is_canonical(&self, slot: u64) -> bool {
+        match self.position(slot) {
+            Some((us, them)) => self.slot(us, them) == slot,
+            None => false,
+        }
+    }
+
+    /// Number of symmetry classes of positions: the used slots. Counted by
+    /// Burnside's lemma over each orbit's stabiliser, without enumeration.
+    pub fn class_count(&self) -> u64 {
+        let syms = &self.indexer.board.symmetries;
+        let n = self.indexer.board.size as u32;
+        let mut total = 0u64;
+        for (rep, &stab) in self.orbits.reps.iter().zip(&self.orbits.stabiliser) {
+            if stab == 0 {
+                total += self.block;
+                continue;
+            }
+            let free = PointSet::first(n as u8).minus(*rep);
+            let mut fixed = self.block; // the identity
+            let mut group = 1u64;
+            let mut s = stab;
+            while s != 0 {
+                let g = s.trailing_zeros() as usize;
+                s &= s - 1;
+                group += 1;
+                fixed += fixed_subsets(&syms[g].map, free, self.b as usize);
+            }
+            total += fixed / group;
+        }
+        total
+    }
+}
+
+/// Number of `k`-subsets of `free` fixed by the permutation `map` (which
+/// maps `free` to itself): unions of whole cycles with `k` points in all.
+fn fixed_subsets(map: &[u8], free: PointSet, k: usize) -> u64 {
+    let mut seen = PointSet::EMPTY;
+    let mut ways = vec![0u64; k + 1];
+    ways[0] = 1;
+    for p in free {
+        if seen.contains(p) {
+            continue;
+        }
+        let mut len = 0;
+        let mut q = p;
+        while !seen.contains(q) {
+            seen = seen.with(q);
+            len += 1;
+            q = crate::geometry::Point::new_unchecked(map[q.index()]);
+        }
+        for j in (len..=k).rev() {
+            ways[j] += ways[j - len];
+        }
+    }
+    ways[k]
+}
+
+/// Colex rank of `them` among the points not in `us`.
+#[inline]
+fn free_rank(us: PointSet, them: PointSet) -> u64 {
+    colex_rank(PointSet(pext(them.0, !us.0)))
+}
+
+/// The `k`-set among the points of `all` not in `us` with colex rank `rank`.
+#[inline]
+fn free_unrank(all: PointSet, us: PointSet, k: u32, rank: u64) -> PointSet {
+    let free = all.minus(us);
+    PointSet(pdep(colex_unrank(free.len(), k, rank).0, free.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rank_unrank_round_trip() {
+        let us = PointSet(0b1011_0000_0000_0000_0001_0010);
+        let mut seen = 0;
+        for t in 0u32..(1 << 24) {
+            if t & us.0 != 0 || t.count_ones() != 3 || t % 7 != 0 {
+                continue;
+            }
+            let r = free_rank(us, PointSet(t));
+            assert!(r < binomial(20, 3));
+            assert_eq!(free_unrank(PointSet::first(24), us, 3, r), PointSet(t));
+            seen += 1;
+        }
+        assert!(seen > 100);
+    }
+}

@@ -1,0 +1,78 @@
+//! Subspace identifiers: stones on the board and in hand of each side.
+
+use crate::error::ParseError;
+use std::fmt;
+use std::str::FromStr;
+
+/// A stone-count subspace, always from the side to move's point of view:
+/// `w` stones on the board for the side to move, `b` for the other, and
+/// stones in hand `wh`, `bh` (both 0 in the moving phase).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct Subspace {
+    /// Stones on the board of the side to move.
+    pub w: u8,
+    /// Stones on the board of the other side.
+    pub b: u8,
+    /// Stones in hand of the side to move.
+    pub wh: u8,
+    /// Stones in hand of the other side.
+    pub bh: u8,
+}
+
+impl Subspace {
+    /// The moving-phase subspace `w-b`.
+    pub const fn moving(w: u8, b: u8) -> Subspace {
+        Subspace { w, b, wh: 0, bh: 0 }
+    }
+
+    /// Whether both hands are empty.
+    pub fn is_moving(&self) -> bool {
+        self.wh == 0 && self.bh == 0
+    }
+
+    /// The subspace with the sides swapped (`w-b` -> `b-w`).
+    pub fn twin(&self) -> Subspace {
+        Subspace {
+            w: self.b,
+            b: self.w,
+            wh: self.bh,
+            bh: self.wh,
+        }
+    }
+}
+
+impl fmt::Display for Subspace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_moving() {
+            write!(f, "{}-{}", self.w, self.b)
+        } else {
+            write!(f, "{}-{}-{}-{}", self.w, self.b, self.wh, self.bh)
+        }
+    }
+}
+
+impl FromStr for Subspace {
+    type Err = ParseError;
+
+    /// Parses `W-B` or `W-B-WH-BH`.
+    fn from_str(s: &str) -> Result<Subspace, ParseError> {
+        let parts: Option<Vec<u8>> = s.split('-').map(|p| p.trim().parse().ok()).collect();
+        let bad = || {
+            ParseError::new(format!(
+                "subspace `{s}`: expected W-B (e.g. 4-3) or W-B-WH-BH (e.g. 4-3-2-2)"
+            ))
+        };
+        let parts = parts.ok_or_else(bad)?;
+        let sub = match parts[..] {
+            [w, b] => Subspace::moving(w, b),
+            [w, b, wh, bh] => Subspace { w, b, wh, bh },
+            _ => return Err(bad()),
+        };
+        if sub.w as u32 + sub.b as u32 > 24 || sub.w + sub.wh > 12 || sub.b + sub.bh > 12 {
+            return Err(ParseError::new(format!(
+                "subspace `{s}`: more stones than any supported rule set allows"
+            )));
+        }
+        Ok(sub)
+    }
+}

@@ -1,0 +1,272 @@
+//! Lookup tables of the indexer: binomials, set ranks, symmetry maps of
+//! point sets, and the orbits of stone sets.
+
+use crate::geometry::{Board, PointSet};
+
+/// `BINOMIAL[n][k]` = C(n, k) for n, k <= 32.
+pub static BINOMIAL: [[u64; 33]; 33] = {
+    let mut t = [[0u64; 33]; 33];
+    let mut n = 0;
+    while n <= 32 {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            t[n][k] = t[n - 1][k - 1] + if k < n { t[n - 1][k] } else { 0 };
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// C(n, k); 0 when k > n.
+#[inline]
+pub fn binomial(n: u32, k: u32) -> u64 {
+    if k > n {
+        0
+    } else {
+        BINOMIAL[n as usize][k as usize]
+    }
+}
+
+/// `RANK_BYTES[k][j][v]`: the part of a colex rank contributed by byte `k`
+/// of a set having value `v` when `j` elements lie below that byte.
+static RANK_BYTES: [[[u32; 256]; 17]; 3] = {
+    let mut t = [[[0u32; 256]; 17]; 3];
+    let mut k = 0;
+    while k < 3 {
+        let mut j = 0;
+        while j <= 8 * k {
+            let mut v = 0;
+            while v < 256 {
+                let mut sum = 0u64;
+                let mut i = j + 1;
+                let mut bit = 0;
+                while bit < 8 {
+                    if v & (1 << bit) != 0 {
+                        sum += BINOMIAL[8 * k + bit][i];
+                        i += 1;
+                    }
+                    bit += 1;
+                }
+                t[k][j][v] = sum as u32;
+                v += 1;
+            }
+            j += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
+/// Colex rank of a set (of at most 24 points) among the sets of its size.
+#[inline]
+pub fn colex_rank(s: PointSet) -> u64 {
+    let v = s.0;
+    let (b0, b1, b2) = (
+        (v & 255) as usize,
+        ((v >> 8) & 255) as usize,
+        ((v >> 16) & 255) as usize,
+    );
+    let c0 = b0.count_ones() as usize;
+    let c1 = c0 + b1.count_ones() as usize;
+    (RANK_BYTES[0][0][b0] + RANK_BYTES[1][c0][b1] + RANK_BYTES[2][c1][b2]) as u64
+}
+
+/// The bits of `v` at the positions of `mask`, packed to the low end.
+#[inline]
+pub fn pext(v: u32, mask: u32) -> u32 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        // SAFETY: the crate is compiled with BMI2 enabled (this cfg), so
+        // the instruction exists on every processor this binary runs on.
+        unsafe { core::arch::x86_64::_pext_u32(v, mask) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let (mut out, mut m, mut i) = (0u32, mask, 0);
+        while m != 0 {
+            let low = m & m.wrapping_neg();
+            if v & low != 0 {
+                out |= 1 << i;
+            }
+            m &= m - 1;
+            i += 1;
+        }
+        out
+    }
+}
+
+/// The low bits of `v` spread to the positions of `mask` (inverse of [`pext`]).
+#[inline]
+pub fn pdep(v: u32, mask: u32) -> u32 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        // SAFETY: as in `pext`, BMI2 is enabled for this compilation.
+        unsafe { core::arch::x86_64::_pdep_u32(v, mask) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let (mut out, mut m, mut i) = (0u32, mask, 0);
+        while m != 0 {
+            let low = m & m.wrapping_neg();
+            if v & (1 << i) != 0 {
+                out |= low;
+            }
+            m &= m - 1;
+            i += 1;
+        }
+        out
+    }
+}
+
+/// `BY_K[k][c]` = C(c, k): rows of binomials for the unranking scan.
+static BY_K: [[u64; 25]; 25] = {
+    let mut t = [[0u64; 25]; 25];
+    let mut k = 0;
+    while k <= 24 {
+        let mut c = 0;
+        while c <= 24 {
+            t[k][c] = BINOMIAL[c][k];
+            c += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
+/// The `k`-set of colex rank `rank` among the sets of `n <= 24` points.
+#[inline]
+pub fn colex_unrank(n: u32, k: u32, mut rank: u64) -> PointSet {
+    let mut out = 0u32;
+    let mut hi = n as usize;
+    for i in (1..=k as usize).rev() {
+        // C(c, i) grows with c from c = i - 1: the element is the largest c
+        // below `hi` with C(c, i) <= rank; count instead of branching.
+        let row = &BY_K[i];
+        let mut c = i - 1;
+        for &v in &row[i..hi] {
+            c += (v <= rank) as usize;
+        }
+        rank -= row[c];
+        out |= 1 << c;
+        hi = c;
+    }
+    PointSet(out)
+}
+
+/// Each symmetry applied to a point set byte by byte.
+pub struct SymTables {
+    /// `bytes[s][k][v]`: image under symmetry `s` of byte `k` having value `v`.
+    bytes: Vec<[[u32; 256]; 3]>,
+}
+
+impl SymTables {
+    pub fn new(board: &Board) -> SymTables {
+        let bytes = board
+            .symmetries
+            .iter()
+            .map(|s| {
+                let mut t = [[0u32; 256]; 3];
+                for (k, tk) in t.iter_mut().enumerate() {
+                    for (v, out) in tk.iter_mut().enumerate() {
+                        *out = s
+                            .apply_set(PointSet(((v as u32) << (8 * k)) & board.all.0))
+                            .0;
+                    }
+                }
+                t
+            })
+            .collect();
+        SymTables { bytes }
+    }
+
+    /// The image of `s` under symmetry `sym`.
+    #[inline]
+    pub fn apply(&self, sym: usize, s: PointSet) -> PointSet {
+        let t = &self.bytes[sym];
+        let v = s.0;
+        PointSet(
+            t[0][(v & 255) as usize]
+                | t[1][((v >> 8) & 255) as usize]
+                | t[2][(v >> 16) as usize & 255],
+        )
+    }
+
+    pub fn count(&self) -> usize {
+        self.bytes.len()
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.bytes.len() * std::mem::size_of::<[[u32; 256]; 3]>()
+    }
+}
+
+/// The orbits of the `w`-sets of points under the symmetries.
+pub struct OrbitTable {
+    /// Per set (by colex rank): orbit number << 4 | symmetry to the representative.
+    pub entry: Vec<u32>,
+    /// Representative (the numerically smallest image) of each orbit.
+    pub reps: Vec<PointSet>,
+    /// Per orbit: the symmetries other than the identity that fix the representative.
+    pub stabiliser: Vec<u16>,
+}
+
+impl OrbitTable {
+    pub fn build(board: &Board, syms: &SymTables, w: u8) -> OrbitTable {
+        assert!(syms.count() <= 16, "symmetry numbers must fit in 4 bits");
+        let n = binomial(board.size as u32, w as u32) as usize;
+        let mut entry = vec![0u32; n];
+        let mut reps = Vec::new();
+        let mut stabiliser = Vec::new();
+        // Sets of one size in colex order are in numeric order, so an
+        // orbit's representative (its smallest member) comes first and its
+        // entry exists when the other members look it up.
+        let mut s = colex_unrank(board.size as u32, w as u32, 0);
+        for r in 0..n {
+            debug_assert_eq!(colex_rank(s) as usize, r);
+            let (mut best, mut best_sym) = (s, 0usize);
+            for g in 1..syms.count() {
+                let img = syms.apply(g, s);
+                if img.0 < best.0 {
+                    (best, best_sym) = (img, g);
+                }
+            }
+            if best == s {
+                let stab = (1..syms.count())
+                    .filter(|&g| syms.apply(g, s) == s)
+                    .fold(0u16, |acc, g| acc | 1 << g);
+                entry[r] = (reps.len() as u32) << 4;
+                reps.push(s);
+                stabiliser.push(stab);
+            } else {
+                let orbit = entry[colex_rank(best) as usize] >> 4;
+                entry[r] = orbit << 4 | best_sym as u32;
+            }
+            if r + 1 < n {
+                s = next_same_size(s);
+            }
+        }
+        OrbitTable {
+            entry,
+            reps,
+            stabiliser,
+        }
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.entry.len() * 4 + self.reps.len() * 6
+    }
+}
+
+/// The next larger integer with the same number of set bits (Gosper's hack).
+#[inline]
+fn next_same_size(s: PointSet) -> PointSet {
+    let v = s.0;
+    if v == 0 {
+        return s;
+    }
+    let c = v & v.wrapping_neg();
+    let r = v + c;
+    PointSet((((r ^ v) >> 2) / c) | r)
+}

@@ -1,0 +1,111 @@
+//! The perfect hash against brute force.
+
+mod common;
+
+use common::Rng;
+use millbase::index::{Indexer, check::check_subspace};
+use millbase::{Board, PointSet};
+use rayon::prelude::*;
+
+/// Independent symmetry application: one image bit per point.
+fn image(map: &[u8], s: u32) -> u32 {
+    let mut out = 0;
+    let mut t = s;
+    while t != 0 {
+        out |= 1 << map[t.trailing_zeros() as usize];
+        t &= t - 1;
+    }
+    out
+}
+
+fn sets(n: u32, k: u32) -> Vec<u32> {
+    (0u32..1 << n).filter(|s| s.count_ones() == k).collect()
+}
+
+/// Classes of `w`/`b` boards, counted as the boards that are the
+/// lexicographically smallest of their 16 images.
+fn brute_force_classes(w: u32, b: u32) -> u64 {
+    let board = Board::standard();
+    let maps: Vec<&[u8]> = board.symmetries.iter().map(|s| &s.map[..]).collect();
+    let us_sets = sets(24, w);
+    let them_sets = sets(24, b);
+    us_sets
+        .par_iter()
+        .map(|&us| {
+            let mut n = 0;
+            for &them in &them_sets {
+                if them & us != 0 {
+                    continue;
+                }
+                let minimal = maps
+                    .iter()
+                    .all(|m| (image(m, us), image(m, them)) >= (us, them));
+                n += minimal as u64;
+            }
+            n
+        })
+        .sum()
+}
+
+#[test]
+fn class_counts_match_brute_force() {
+    let indexer = Indexer::for_board(Board::standard());
+    for (w, b) in [(3, 3), (4, 3), (3, 4), (5, 3), (4, 4)] {
+        let idx = indexer.subspace(w, b);
+        let brute = brute_force_classes(w as u32, b as u32);
+        assert_eq!(idx.class_count(), brute, "{w}-{b}");
+        let check = check_subspace(&idx);
+        assert!(check.errors.is_empty(), "{w}-{b}: {:?}", check.errors);
+        assert_eq!(check.canonical, brute, "{w}-{b}: used slots");
+    }
+}
+
+#[test]
+fn published_figures() {
+    let indexer = Indexer::for_board(Board::standard());
+    assert_eq!(indexer.subspace(4, 4).class_count(), 3_225_597);
+    assert_eq!(indexer.subspace(4, 3).class_count(), 760_398);
+    assert_eq!(indexer.subspace(3, 4).class_count(), 760_398);
+    assert_eq!(indexer.subspace(8, 8).class_count(), 591_726_690);
+    assert!(indexer.subspace(8, 8).slots() <= 603_332_730);
+    let total: u64 = (3..=9)
+        .flat_map(|w| (3..=9).map(move |b| (w, b)))
+        .map(|(w, b)| indexer.subspace(w, b).class_count())
+        .sum();
+    assert_eq!(total, 8_904_593_601);
+    let orbits: Vec<u64> = (3..=9).map(|w| indexer.orbit_count(w)).collect();
+    assert_eq!(orbits, [158, 757, 2830, 8774, 22188, 46879, 82880]);
+    assert!(indexer.memory_bytes() < 100_000_000);
+}
+
+#[test]
+fn random_round_trips_on_large_subspaces() {
+    let board = Board::standard();
+    let indexer = Indexer::for_board(board);
+    let mut rng = Rng(7);
+    for (w, b) in [(8, 8), (9, 9), (9, 3), (3, 9), (7, 8)] {
+        let idx = indexer.subspace(w, b);
+        for _ in 0..20_000 {
+            let us = rng.points(board.all, w as u32);
+            let them = rng.points(board.all.minus(us), b as u32);
+            let slot = idx.slot(us, them);
+            assert!(slot < idx.slots());
+            assert!(idx.is_canonical(slot));
+            let (cu, ct) = idx.position(slot).unwrap();
+            // The canonical position is one of the images.
+            assert!(
+                board
+                    .symmetries
+                    .iter()
+                    .any(|s| s.apply_set(us) == cu && s.apply_set(them) == ct),
+                "{w}-{b}: slot {slot} holds a position of another class"
+            );
+            for s in &board.symmetries {
+                assert_eq!(idx.slot(s.apply_set(us), s.apply_set(them)), slot);
+            }
+        }
+    }
+    // Slot past the end.
+    assert!(indexer.subspace(3, 3).position(1 << 40).is_none());
+    let _ = PointSet::EMPTY;
+}
