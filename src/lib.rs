@@ -19,8 +19,11 @@ pub mod index;
 pub mod moves;
 pub mod notation;
 pub mod position;
+pub mod query;
 pub mod render;
 pub mod rules;
+pub mod solve;
+pub mod table;
 
 pub use error::ParseError;
 pub use geometry::{Board, Point, PointSet};

@@ -1,6 +1,7 @@
 //! Command-line interface: one argument struct and one module per
 //! subcommand. Exit status: 0 success, 2 bad input, 1 any other failure.
 
+mod build_cmds;
 mod index_cmds;
 mod position_cmds;
 
@@ -32,6 +33,10 @@ pub enum Command {
     Moves(position_cmds::MovesArgs),
     /// Count move sequences of a given length (the count is the last line).
     Perft(position_cmds::PerftArgs),
+    /// Build the moving-phase tables of a rule set (resumable).
+    Build(build_cmds::BuildArgs),
+    /// Per-subspace counts of wins, draws and losses of the built tables.
+    Stats(build_cmds::StatsArgs),
     /// One row per moving-phase subspace: slots, positions (symmetry classes), density.
     IndexInfo(index_cmds::IndexInfoArgs),
     /// Exhaustive round trip of a subspace's index over every slot.
@@ -67,6 +72,8 @@ pub fn run() -> i32 {
             Command::Show(a) => position_cmds::show(&rules, a),
             Command::Moves(a) => position_cmds::moves(&rules, a),
             Command::Perft(a) => position_cmds::perft(&rules, a),
+            Command::Build(a) => build_cmds::build_cmd(&rules, a),
+            Command::Stats(a) => build_cmds::stats_cmd(&rules, a),
             Command::IndexInfo(a) => index_cmds::index_info(&rules, a),
             Command::CheckIndex(a) => index_cmds::check_index(&rules, a),
         });

@@ -198,6 +198,37 @@ impl SubspaceIndex<'_> {
         ))
     }
 
+    /// Number of orbits of the side to move's stones (blocks of slots).
+    pub fn orbits(&self) -> u64 {
+        self.orbits.reps.len() as u64
+    }
+
+    /// Calls `f(slot, us, them, canonical)` for every slot of orbit block
+    /// `orbit`, in slot order, without unranking each slot.
+    #[inline]
+    pub fn for_each_in_block(&self, orbit: u64, mut f: impl FnMut(u64, PointSet, PointSet, bool)) {
+        let us = self.orbits.reps[orbit as usize];
+        let stab = self.orbits.stabiliser[orbit as usize];
+        let free = self.indexer.board.all.minus(us);
+        let base = orbit * self.block;
+        let mut packed = (1u32 << self.b) - 1;
+        for rank in 0..self.block {
+            let them = PointSet(pdep(packed, free.0));
+            let slot = base + rank;
+            let canonical = stab == 0 || {
+                let side = PreparedSide {
+                    base,
+                    sym: 0,
+                    rep: us,
+                    stabiliser: stab,
+                };
+                self.slot_with(&side, them) == slot
+            };
+            f(slot, us, them, canonical);
+            packed = tables::next_same_size(PointSet(packed)).0;
+        }
+    }
+
     /// Whether the slot stands for a class (is not an unused duplicate).
     pub fn is_canonical(&self, slot: u64) -> bool {
         match self.position(slot) {

@@ -261,7 +261,7 @@ impl OrbitTable {
 
 /// The next larger integer with the same number of set bits (Gosper's hack).
 #[inline]
-fn next_same_size(s: PointSet) -> PointSet {
+pub fn next_same_size(s: PointSet) -> PointSet {
     let v = s.0;
     if v == 0 {
         return s;

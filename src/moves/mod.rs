@@ -57,7 +57,7 @@ pub fn removals_earned(rules: &Rules, mills: u32) -> u32 {
 /// `theirs` (with `their_hand` stones in hand), each legal on the board as it
 /// is then. Removals lapse when nothing may be taken and stop once the
 /// opponent has fewer than 3 stones.
-fn removal_sets(
+pub(crate) fn removal_sets(
     board: &Board,
     rules: &Rules,
     theirs: PointSet,

@@ -1,0 +1,261 @@
+//! `build` and `stats`.
+
+use super::CliError;
+use clap::Args;
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use millbase::Rules;
+use millbase::index::{Indexer, Subspace};
+use millbase::solve::build::{BuildOptions, build, moving_subspaces, plan, stats_of_dir};
+use millbase::solve::{Progress, SubspaceStats};
+use millbase::table::rules_dir;
+use serde::Serialize;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// Arguments of `build`.
+#[derive(Args)]
+pub struct BuildArgs {
+    /// Table folder; tables go in a subfolder named by the rule set.
+    #[arg(long, default_value = "db")]
+    db: PathBuf,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Only these subspaces (comma-separated, e.g. `4-4,5-3`) and what they need.
+    #[arg(long, value_delimiter = ',')]
+    subspaces: Vec<String>,
+}
+
+/// Arguments of `stats`.
+#[derive(Args)]
+pub struct StatsArgs {
+    /// Table folder.
+    #[arg(long, default_value = "db")]
+    db: PathBuf,
+    /// Print JSON (the schema of `stats.json`).
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_subspaces(list: &[String]) -> Result<Vec<Subspace>, CliError> {
+    list.iter()
+        .map(|s| s.parse::<Subspace>().map_err(CliError::input))
+        .collect()
+}
+
+/// Progress bars on a terminal; one line per pair otherwise.
+struct CliProgress {
+    tty: bool,
+    overall: ProgressBar,
+    phase: ProgressBar,
+    _multi: MultiProgress,
+    started: Mutex<std::time::Instant>,
+}
+
+impl CliProgress {
+    fn new(total: u64) -> CliProgress {
+        let tty = std::io::stderr().is_terminal();
+        let multi = MultiProgress::with_draw_target(if tty {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        });
+        let overall = multi.add(ProgressBar::new(total));
+        overall.set_style(
+            ProgressStyle::with_template(
+                "{prefix:>9} [{bar:40}] {human_pos}/{human_len} positions  {per_sec}  ETA {eta}",
+            )
+            .expect("template")
+            .progress_chars("=> "),
+        );
+        overall.set_prefix("overall");
+        let phase = multi.add(ProgressBar::new(0));
+        phase.set_style(
+            ProgressStyle::with_template("{prefix:>9} {msg} [{bar:40}] {percent}%")
+                .expect("template")
+                .progress_chars("=> "),
+        );
+        CliProgress {
+            tty,
+            overall,
+            phase,
+            _multi: multi,
+            started: Mutex::new(std::time::Instant::now()),
+        }
+    }
+}
+
+impl Progress for CliProgress {
+    fn pair_started(&self, name: &str, _slots: u64) {
+        self.phase.set_prefix(name.to_string());
+        *self.started.lock().unwrap() = std::time::Instant::now();
+    }
+    fn phase(&self, name: &str, work: u64) {
+        self.phase.set_message(name.to_string());
+        self.phase.set_length(work.max(1));
+        self.phase.set_position(0);
+    }
+    fn advance(&self, work: u64) {
+        self.phase.inc(work);
+    }
+    fn pair_finished(&self, name: &str, slots: u64, stats: &[SubspaceStats], seconds: f64) {
+        self.overall.inc(slots);
+        let summary: Vec<String> = stats
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}: {} wins {} draws {} losses",
+                    s.subspace, s.wins, s.draws, s.losses
+                )
+            })
+            .collect();
+        let line = format!(
+            "solved {name} ({slots} slots) in {seconds:.1} s, {:.2} M slots/s; {}",
+            slots as f64 / seconds.max(1e-9) / 1e6,
+            summary.join("; ")
+        );
+        if self.tty {
+            self.overall.println(line);
+        } else {
+            eprintln!("{line}");
+        }
+    }
+    fn pair_skipped(&self, name: &str, slots: u64) {
+        self.overall.inc(slots);
+        if !self.tty {
+            eprintln!("found {name} on disk, not recomputed");
+        }
+    }
+}
+
+/// `millbase build`.
+pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
+    let subspaces = parse_subspaces(&args.subspaces)?;
+    if let Some(n) = args.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| CliError::input(format!("--threads {n}: {e}")))?;
+    }
+    let wanted = if subspaces.is_empty() {
+        moving_subspaces(rules)
+    } else {
+        subspaces.clone()
+    };
+    let order = plan(rules, &wanted).map_err(CliError::input)?;
+    let indexer = Indexer::for_board(rules.board());
+    let total: u64 = order
+        .iter()
+        .map(|&(w, b)| {
+            let one = indexer.subspace(w, b).slots();
+            if w == b {
+                one
+            } else {
+                one + indexer.subspace(b, w).slots()
+            }
+        })
+        .sum();
+    let progress = CliProgress::new(total);
+    let start = std::time::Instant::now();
+    let report = build(
+        rules,
+        &BuildOptions {
+            db: &args.db,
+            subspaces,
+        },
+        &progress,
+    )
+    .map_err(|e| CliError {
+        code: 1,
+        message: e.to_string(),
+    })?;
+    progress.overall.finish_and_clear();
+    progress.phase.finish_and_clear();
+    eprintln!(
+        "built {} pairs, {} found on disk, in {:.1} s; tables in {}",
+        report.computed,
+        report.skipped,
+        start.elapsed().as_secs_f64(),
+        rules_dir(&args.db, rules).display()
+    );
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct StatsReport {
+    rules: String,
+    subspaces: Vec<SubspaceStats>,
+    total: SubspaceStats,
+}
+
+/// `millbase stats`.
+pub fn stats_cmd(rules: &Rules, args: &StatsArgs) -> Result<(), CliError> {
+    let dir = rules_dir(&args.db, rules);
+    let present: Vec<Subspace> = moving_subspaces(rules)
+        .into_iter()
+        .filter(|&s| millbase::table::table_path(&args.db, rules, s).exists())
+        .collect();
+    if present.is_empty() {
+        return Err(CliError {
+            code: 1,
+            message: format!(
+                "no tables for rules {} in {}: run `millbase build --rules {}` first",
+                rules.short_name(),
+                dir.display(),
+                rules.short_name()
+            ),
+        });
+    }
+    let rows = stats_of_dir(&args.db, rules, &present).map_err(|e| CliError {
+        code: 1,
+        message: e.to_string(),
+    })?;
+    let mut total = SubspaceStats {
+        subspace: "total".into(),
+        positions: 0,
+        wins: 0,
+        draws: 0,
+        losses: 0,
+        longest_win: None,
+        longest_loss: None,
+    };
+    for r in &rows {
+        total.positions += r.positions;
+        total.wins += r.wins;
+        total.draws += r.draws;
+        total.losses += r.losses;
+        total.longest_win = total.longest_win.max(r.longest_win);
+        total.longest_loss = total.longest_loss.max(r.longest_loss);
+    }
+    if args.json {
+        let report = StatsReport {
+            rules: rules.canonical(),
+            subspaces: rows,
+            total,
+        };
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("serialisable")
+        );
+        return Ok(());
+    }
+    let opt = |o: Option<u32>| o.map_or("-".to_string(), |d| d.to_string());
+    println!(
+        "{:<9} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
+        "subspace", "positions", "wins", "draws", "losses", "max win", "max loss"
+    );
+    for r in rows.iter().chain(std::iter::once(&total)) {
+        println!(
+            "{:<9} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
+            r.subspace,
+            r.positions,
+            r.wins,
+            r.draws,
+            r.losses,
+            opt(r.longest_win),
+            opt(r.longest_loss)
+        );
+    }
+    Ok(())
+}

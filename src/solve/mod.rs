@@ -1,0 +1,379 @@
+//! Retrograde analysis of the moving phase (no stones in hand).
+//!
+//! The twin subspaces `w-b` and `b-w` are solved together: a move that
+//! removes nothing leads from one to the other; a move that removes stones
+//! leaves the pair for a smaller subspace whose table is already finished
+//! (an *exit*), or ends the game when the opponent falls below 3 stones.
+//!
+//! 1. **Initialise** every slot from its moves: blocked = loss in 0; an
+//!    exit to a lost position = win (tentative depth, a shorter win may
+//!    come); otherwise count the distinct child classes inside the pair.
+//! 2. **Propagate** level by level, depth `d = 0, 1, 2, ...`: every position
+//!    decided at depth `d` visits its predecessors inside the pair (quiet
+//!    unmoves). A lost position makes them won at `d + 1`; a won position
+//!    takes one off their count, and a count reaching zero makes a loss at
+//!    `1 + max(d, deepest won exit)` unless an exit is drawn.
+//! 3. What is undecided at the end is a draw.
+//!
+//! Levels are processed in depth order, so a position's first decision is
+//! its final one (the winner shortens, the loser lengthens), except that a
+//! tentative exit win is overwritten by a shorter one.
+
+pub mod build;
+pub mod graph;
+pub mod value;
+
+use crate::geometry::{Board, PointSet};
+use crate::index::{Indexer, Subspace, SubspaceIndex};
+use crate::rules::Rules;
+use crate::table::Table;
+use graph::{for_each_move, for_each_quiet_unmove};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
+use value::{DRAW, UNUSED, Value, depth, is_loss, is_win};
+
+/// Receives progress reports; the solver never prints.
+pub trait Progress: Sync {
+    /// A twin pair starts.
+    fn pair_started(&self, _name: &str, _slots: u64) {}
+    /// A phase of the current pair starts, with its amount of work.
+    fn phase(&self, _name: &str, _work: u64) {}
+    /// Work done in the current phase.
+    fn advance(&self, _work: u64) {}
+    /// A pair is finished (`slots` of it were computed).
+    fn pair_finished(&self, _name: &str, _slots: u64, _stats: &[SubspaceStats], _seconds: f64) {}
+    /// A pair was already on disk.
+    fn pair_skipped(&self, _name: &str, _slots: u64) {}
+}
+
+/// Progress that goes nowhere (tests).
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// Counts of one finished subspace.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubspaceStats {
+    /// E.g. `4-3`.
+    pub subspace: String,
+    /// Positions, each symmetry class once.
+    pub positions: u64,
+    /// Won for the side to move.
+    pub wins: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Lost for the side to move.
+    pub losses: u64,
+    /// Longest win in plies, if any.
+    pub longest_win: Option<u32>,
+    /// Longest loss in plies, if any.
+    pub longest_loss: Option<u32>,
+}
+
+impl SubspaceStats {
+    /// Counts the codes of a table.
+    pub fn of_table(table: &Table) -> SubspaceStats {
+        let mut s = SubspaceStats {
+            subspace: table.subspace.to_string(),
+            positions: 0,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            longest_win: None,
+            longest_loss: None,
+        };
+        for slot in 0..table.len() {
+            match Value::from_code(table.code(slot)) {
+                None => continue,
+                Some(Value::Draw) => s.draws += 1,
+                Some(Value::Win(d)) => {
+                    s.wins += 1;
+                    s.longest_win = s.longest_win.max(Some(d));
+                }
+                Some(Value::Loss(d)) => {
+                    s.losses += 1;
+                    s.longest_loss = s.longest_loss.max(Some(d));
+                }
+            }
+            s.positions += 1;
+        }
+        s
+    }
+}
+
+/// Finished moving-phase tables that captures lead into.
+pub struct Exits {
+    indexer: &'static Indexer,
+    tables: Vec<Option<Table>>,
+}
+
+impl Exits {
+    /// No tables yet.
+    pub fn new(board: &'static Board) -> Exits {
+        Exits {
+            indexer: Indexer::for_board(board),
+            tables: (0..(25 * 25)).map(|_| None).collect(),
+        }
+    }
+
+    /// Adds a finished table.
+    pub fn insert(&mut self, table: Table) {
+        let s = table.subspace;
+        self.tables[s.w as usize * 25 + s.b as usize] = Some(table);
+    }
+
+    /// Drops the table of `w-b`.
+    pub fn remove(&mut self, w: u8, b: u8) {
+        self.tables[w as usize * 25 + b as usize] = None;
+    }
+
+    /// Whether the table of `w-b` is loaded.
+    pub fn has(&self, w: u8, b: u8) -> bool {
+        self.tables[w as usize * 25 + b as usize].is_some()
+    }
+
+    /// The code of position `(us, them)` (us to move), from its table.
+    #[inline]
+    fn code(&self, us: PointSet, them: PointSet) -> u16 {
+        let (w, b) = (us.len() as u8, them.len() as u8);
+        let table = self.tables[w as usize * 25 + b as usize]
+            .as_ref()
+            .unwrap_or_else(|| panic!("exit table {w}-{b} is loaded before its pair is solved"));
+        table.code(self.indexer.subspace(w, b).slot(us, them))
+    }
+}
+
+/// What the moves of a position show before propagation.
+#[derive(Default)]
+struct Outlook {
+    moves: usize,
+    /// Shallowest lost exit child (the game ending counts as loss in 0).
+    min_exit_loss: Option<u32>,
+    /// Deepest won exit child.
+    max_exit_win: Option<u32>,
+    exit_draw: bool,
+}
+
+impl Outlook {
+    fn exit(&mut self, code: u16) {
+        if is_loss(code) {
+            self.min_exit_loss = Some(
+                self.min_exit_loss
+                    .map_or(depth(code), |m| m.min(depth(code))),
+            );
+        } else if is_win(code) {
+            self.max_exit_win = self.max_exit_win.max(Some(depth(code)));
+        } else {
+            self.exit_draw = true;
+        }
+    }
+}
+
+struct Pair<'a> {
+    board: &'static Board,
+    rules: &'a Rules,
+    exits: &'a Exits,
+    idx: Vec<SubspaceIndex<'static>>,
+    values: Vec<Vec<AtomicU16>>,
+    counts: Vec<Vec<AtomicU8>>,
+    max_code: AtomicU16,
+}
+
+impl Pair<'_> {
+    fn other(&self, i: usize) -> usize {
+        if self.idx.len() == 1 { 0 } else { 1 - i }
+    }
+
+    /// Moves of `(us, them)`: in-pair child slots into `children` (sorted,
+    /// distinct), exits summarised.
+    fn outlook(
+        &self,
+        i: usize,
+        us: PointSet,
+        them: PointSet,
+        children: &mut Vec<u64>,
+        sets: &mut Vec<PointSet>,
+    ) -> Outlook {
+        let child_idx = &self.idx[self.other(i)];
+        let side = child_idx.prepare(them);
+        let mut o = Outlook::default();
+        children.clear();
+        o.moves = for_each_move(self.board, self.rules, us, them, sets, |us2, them2| {
+            if them2 == them {
+                children.push(child_idx.slot_with(&side, us2));
+            } else if them2.len() < 3 {
+                o.exit(Value::code_of_depth(0));
+            } else {
+                o.exit(self.exits.code(them2, us2));
+            }
+        });
+        children.sort_unstable();
+        children.dedup();
+        o
+    }
+
+    fn set(&self, i: usize, slot: u64, code: u16) {
+        self.values[i][slot as usize].store(code, Relaxed);
+        if code != UNUSED {
+            self.max_code.fetch_max(code, Relaxed);
+        }
+    }
+
+    fn initialise(&self, progress: &dyn Progress) -> Result<(), String> {
+        for i in 0..self.idx.len() {
+            let idx = &self.idx[i];
+            let failure = std::sync::Mutex::new(None);
+            (0..idx.orbits()).into_par_iter().for_each_init(
+                || (Vec::new(), Vec::new()),
+                |(children, sets), orbit| {
+                    idx.for_each_in_block(orbit, |slot, us, them, canonical| {
+                        if !canonical {
+                            self.set(i, slot, UNUSED);
+                            return;
+                        }
+                        let o = self.outlook(i, us, them, children, sets);
+                        let code = if o.moves == 0 {
+                            Value::code_of_depth(0)
+                        } else if let Some(m) = o.min_exit_loss {
+                            Value::code_of_depth(m + 1)
+                        } else if children.is_empty() {
+                            if o.exit_draw {
+                                DRAW
+                            } else {
+                                Value::code_of_depth(o.max_exit_win.unwrap_or(0) + 1)
+                            }
+                        } else {
+                            if children.len() > u8::MAX as usize {
+                                *failure.lock().unwrap() = Some(format!(
+                                    "{} child classes overflow the counter",
+                                    children.len()
+                                ));
+                            }
+                            self.counts[i][slot as usize].store(children.len() as u8, Relaxed);
+                            DRAW
+                        };
+                        self.set(i, slot, code);
+                    });
+                    progress.advance(idx.block_size());
+                },
+            );
+            if let Some(e) = failure.into_inner().unwrap() {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Processes every position decided at depth `d`; returns how many.
+    fn level(&self, d: u32) -> u64 {
+        let code_d = Value::code_of_depth(d);
+        let won = Value::code_of_depth(d + 1);
+        let done = AtomicU64::new(0);
+        for i in 0..self.idx.len() {
+            let idx = &self.idx[i];
+            let pred_idx = &self.idx[self.other(i)];
+            let o = self.other(i);
+            let values = &self.values[i];
+            let chunk = 1 << 14;
+            (0..values.len().div_ceil(chunk))
+                .into_par_iter()
+                .for_each_init(
+                    || (Vec::new(), Vec::new(), Vec::new()),
+                    |(preds, children, sets), c| {
+                        let mut n = 0;
+                        for slot in c * chunk..((c + 1) * chunk).min(values.len()) {
+                            if values[slot].load(Relaxed) != code_d {
+                                continue;
+                            }
+                            n += 1;
+                            let (us, them) = idx.position(slot as u64).expect("slot in range");
+                            preds.clear();
+                            for_each_quiet_unmove(self.board, self.rules, us, them, |mover| {
+                                preds.push((pred_idx.slot(mover, us), mover));
+                            });
+                            preds.sort_unstable_by_key(|p| p.0);
+                            preds.dedup_by_key(|p| p.0);
+                            for &(p, mover) in preds.iter() {
+                                let cell = &self.values[o][p as usize];
+                                if is_loss(code_d) {
+                                    let _ = cell.fetch_update(Relaxed, Relaxed, |v| {
+                                        (v == DRAW || (is_win(v) && v > won)).then_some(won)
+                                    });
+                                    self.max_code.fetch_max(won, Relaxed);
+                                } else if cell.load(Relaxed) == DRAW
+                                    && self.counts[o][p as usize].fetch_sub(1, Relaxed) == 1
+                                {
+                                    // Every in-pair child is won: a loss unless an exit draws.
+                                    let ex = self.outlook(o, mover, us, children, sets);
+                                    if !ex.exit_draw && ex.min_exit_loss.is_none() {
+                                        let deepest = ex.max_exit_win.map_or(d, |m| m.max(d));
+                                        let code = Value::code_of_depth(deepest + 1);
+                                        cell.store(code, Relaxed);
+                                        self.max_code.fetch_max(code, Relaxed);
+                                    }
+                                }
+                            }
+                        }
+                        done.fetch_add(n, Relaxed);
+                    },
+                );
+        }
+        done.into_inner()
+    }
+}
+
+/// Solves the twin pair `w-b` / `b-w` (one subspace when `w == b`) and
+/// returns their tables. Every exit table must be in `exits`.
+pub fn solve_pair(
+    rules: &Rules,
+    w: u8,
+    b: u8,
+    exits: &Exits,
+    progress: &dyn Progress,
+) -> Result<Vec<Table>, String> {
+    let board = rules.board();
+    let indexer = Indexer::for_board(board);
+    let subs: Vec<(u8, u8)> = if w == b {
+        vec![(w, b)]
+    } else {
+        vec![(w, b), (b, w)]
+    };
+    let idx: Vec<SubspaceIndex<'static>> =
+        subs.iter().map(|&(w, b)| indexer.subspace(w, b)).collect();
+    let slots: u64 = idx.iter().map(|i| i.slots()).sum();
+    let pair = Pair {
+        board,
+        rules,
+        exits,
+        values: idx
+            .iter()
+            .map(|i| (0..i.slots()).map(|_| AtomicU16::new(DRAW)).collect())
+            .collect(),
+        counts: idx
+            .iter()
+            .map(|i| (0..i.slots()).map(|_| AtomicU8::new(0)).collect())
+            .collect(),
+        idx,
+        max_code: AtomicU16::new(0),
+    };
+    progress.phase("initialise", slots);
+    pair.initialise(progress)?;
+    progress.phase("propagate", 0);
+    let mut d = 0u32;
+    while Value::code_of_depth(d) <= pair.max_code.load(Relaxed) {
+        pair.level(d);
+        d += 1;
+        if d >= value::MAX_DEPTH {
+            return Err(format!("depth {d} overflows the value code"));
+        }
+    }
+    let Pair { values, .. } = pair;
+    Ok(subs
+        .iter()
+        .zip(values)
+        .map(|(&(w, b), v)| {
+            let codes: Vec<u16> = v.into_iter().map(AtomicU16::into_inner).collect();
+            Table::from_codes(Subspace::moving(w, b), &codes)
+        })
+        .collect())
+}

@@ -1,0 +1,261 @@
+//! The solver against a deliberately naive one: an explicit graph of the
+//! symmetry classes, built with the forward move generator, solved by
+//! plain fixed-point iteration. No solver code is shared.
+
+mod common;
+
+use millbase::index::{Indexer, Subspace};
+use millbase::moves::legal_moves;
+use millbase::notation::parse_position;
+use millbase::query::TableSet;
+use millbase::solve::NoProgress;
+use millbase::solve::build::{BuildOptions, build};
+use millbase::solve::value::Value;
+use millbase::{Board, ByColor, Color, PointSet, Position, Rules};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+fn temp_db(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("millbase-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Each symmetry as three byte-indexed tables of images.
+struct Images(Vec<[[u32; 256]; 3]>);
+
+impl Images {
+    fn new(board: &Board) -> Images {
+        Images(
+            board
+                .symmetries
+                .iter()
+                .map(|s| {
+                    let mut t = [[0u32; 256]; 3];
+                    for (k, tk) in t.iter_mut().enumerate() {
+                        for (v, out) in tk.iter_mut().enumerate() {
+                            *out = s.apply_set(PointSet((v as u32) << (8 * k))).0;
+                        }
+                    }
+                    t
+                })
+                .collect(),
+        )
+    }
+
+    fn image(t: &[[u32; 256]; 3], s: u32) -> u32 {
+        t[0][(s & 255) as usize] | t[1][(s >> 8 & 255) as usize] | t[2][(s >> 16) as usize]
+    }
+
+    /// The smallest of the 16 images of a board, by brute force.
+    fn canonical(&self, us: PointSet, them: PointSet) -> (u32, u32) {
+        self.0
+            .iter()
+            .map(|t| (Self::image(t, us.0), Self::image(t, them.0)))
+            .min()
+            .unwrap()
+    }
+}
+
+fn sets(k: u32) -> Vec<u32> {
+    (0u32..1 << 24).filter(|s| s.count_ones() == k).collect()
+}
+
+/// Values of every class of the given moving-phase subspaces (closed under
+/// captures), by Jacobi iteration: in round `r`, a position is won if a
+/// child was lost by round `r - 1`, lost if every child was won by then.
+fn naive_values(rules: &Rules, subspaces: &[(u32, u32)]) -> HashMap<(u32, u32), Value> {
+    let images = Images::new(rules.board());
+    let images = &images;
+    let mut nodes: Vec<(u32, u32)> = Vec::new();
+    for &(w, b) in subspaces {
+        let them_sets = sets(b);
+        let found: Vec<(u32, u32)> = sets(w)
+            .par_iter()
+            .flat_map_iter(|&us| {
+                them_sets
+                    .iter()
+                    .filter(move |&&t| t & us == 0)
+                    .filter(move |&&t| images.canonical(PointSet(us), PointSet(t)) == (us, t))
+                    .map(move |&t| (us, t))
+            })
+            .collect();
+        nodes.extend(found);
+    }
+    nodes.sort_unstable();
+    let id = |key: (u32, u32)| {
+        nodes
+            .binary_search(&key)
+            .expect("subspace set closed under captures")
+    };
+    // Children: Some(node) or None for "the game is over, the child lost".
+    let children: Vec<Vec<Option<usize>>> = nodes
+        .par_iter()
+        .map(|&(us, them)| {
+            let pos = Position {
+                stones: ByColor {
+                    white: PointSet(us),
+                    black: PointSet(them),
+                },
+                hand: ByColor::default(),
+                to_move: Color::White,
+            };
+            let mut moves = Vec::new();
+            legal_moves(&pos, rules, &mut moves);
+            let mut out: Vec<Option<usize>> = moves
+                .iter()
+                .map(|m| {
+                    let c = pos.play(m);
+                    if c.stones.black.len() < 3 {
+                        None
+                    } else {
+                        let key = images.canonical(c.stones.black, c.stones.white);
+                        Some(id(key))
+                    }
+                })
+                .collect();
+            out.sort();
+            out.dedup();
+            out
+        })
+        .collect();
+    let mut value: Vec<Option<Value>> = vec![None; nodes.len()];
+    let mut round = 0;
+    loop {
+        let next: Vec<Option<Value>> = (0..nodes.len())
+            .into_par_iter()
+            .map(|i| {
+                if value[i].is_some() {
+                    return value[i];
+                }
+                let kids = &children[i];
+                let child = |c: &Option<usize>| match c {
+                    None => Some(Value::Loss(0)),
+                    Some(j) => value[*j],
+                };
+                let best_loss = kids
+                    .iter()
+                    .filter_map(|c| match child(c) {
+                        Some(Value::Loss(d)) => Some(d),
+                        _ => None,
+                    })
+                    .min();
+                if let Some(d) = best_loss {
+                    return Some(Value::Win(d + 1));
+                }
+                let mut deepest = 0;
+                for c in kids {
+                    match child(c) {
+                        Some(Value::Win(d)) => deepest = deepest.max(d + 1),
+                        _ => return None,
+                    }
+                }
+                Some(Value::Loss(deepest))
+            })
+            .collect();
+        if next == value {
+            break;
+        }
+        value = next;
+        round += 1;
+        assert!(round < 10_000);
+    }
+    nodes
+        .into_iter()
+        .zip(value)
+        .map(|(n, v)| (n, v.unwrap_or(Value::Draw)))
+        .collect()
+}
+
+fn compare(spec: &str, target: &str, subspaces: &[(u32, u32)]) {
+    let rules: Rules = spec.parse().unwrap();
+    let db = temp_db(&spec.replace([',', '='], "_"));
+    build(
+        &rules,
+        &BuildOptions {
+            db: &db,
+            subspaces: vec![target.parse().unwrap()],
+        },
+        &NoProgress,
+    )
+    .unwrap();
+    let naive = naive_values(&rules, subspaces);
+    let indexer = Indexer::for_board(rules.board());
+    let mut per_sub: HashMap<(u32, u32), u64> = HashMap::new();
+    for &(w, b) in subspaces {
+        let s = Subspace::moving(w as u8, b as u8);
+        let table = millbase::solve::build::load_table(&db, &rules, s).unwrap();
+        let idx = indexer.subspace(s.w, s.b);
+        for (&(us, them), &v) in naive
+            .iter()
+            .filter(|((u, t), _)| u.count_ones() == w && t.count_ones() == b)
+        {
+            let slot = idx.slot(PointSet(us), PointSet(them));
+            let got = Value::from_code(table.code(slot));
+            assert_eq!(
+                got,
+                Some(v),
+                "{spec} {s}: position us={us:#x} them={them:#x}"
+            );
+            *per_sub.entry((w, b)).or_default() += 1;
+        }
+        assert_eq!(
+            per_sub[&(w, b)],
+            idx.class_count(),
+            "{spec} {s}: class count"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&db);
+}
+
+const SMALL: &[(u32, u32)] = &[(3, 3), (4, 3), (3, 4)];
+
+#[test]
+fn standard_small_subspaces_match_naive() {
+    compare("standard", "4-3", SMALL);
+}
+
+#[test]
+fn standard_4_4_matches_naive() {
+    compare("standard", "4-4", &[(3, 3), (4, 3), (3, 4), (4, 4)]);
+}
+
+#[test]
+fn rule_options_match_naive() {
+    for spec in [
+        "standard,flying=off",
+        "standard,flying=4",
+        "standard,protection=none",
+        "standard,protection=strict",
+        "standard,removals=2",
+    ] {
+        compare(spec, "4-3", SMALL);
+    }
+}
+
+#[test]
+fn gasser_example_and_3_3_figures() {
+    let rules = Rules::STANDARD;
+    let db = temp_db("gasser");
+    let report = build(
+        &rules,
+        &BuildOptions {
+            db: &db,
+            subspaces: vec!["3-3".parse().unwrap()],
+        },
+        &NoProgress,
+    )
+    .unwrap();
+    let s = &report.stats[0];
+    // White d7 g7 g1, Black a4 g4 d5, Black to move: lost in 26, the longest.
+    let pos = parse_position(".WWBW..B/......../.B...... b 0 0", &rules)
+        .unwrap()
+        .position;
+    let value = TableSet::open(&db, &rules).probe(&pos).unwrap();
+    assert_eq!(value, Value::Loss(26));
+    assert_eq!(s.longest_loss, Some(26));
+    let share = s.wins as f64 / s.positions as f64;
+    assert!((0.825..0.835).contains(&share), "3-3 wins: {share}");
+    let _ = std::fs::remove_dir_all(&db);
+}
