@@ -281,8 +281,10 @@ impl Pair<'_> {
                     || (Vec::new(), Vec::new(), Vec::new()),
                     |(preds, children, sets), c| {
                         let mut n = 0;
-                        for slot in c * chunk..((c + 1) * chunk).min(values.len()) {
-                            if values[slot].load(Relaxed) != code_d {
+                        let first = c * chunk;
+                        let end = ((c + 1) * chunk).min(values.len());
+                        for (slot, cell) in (first..end).zip(&values[first..end]) {
+                            if cell.load(Relaxed) != code_d {
                                 continue;
                             }
                             n += 1;
