@@ -104,7 +104,7 @@ impl SubspaceStats {
 /// Finished moving-phase tables that captures lead into.
 pub struct Exits {
     indexer: &'static Indexer,
-    tables: Vec<Option<Table>>,
+    tables: Vec<Option<(SubspaceIndex<'static>, Table)>>,
 }
 
 impl Exits {
@@ -119,7 +119,8 @@ impl Exits {
     /// Adds a finished table.
     pub fn insert(&mut self, table: Table) {
         let s = table.subspace;
-        self.tables[s.w as usize * 25 + s.b as usize] = Some(table);
+        let idx = self.indexer.subspace(s.w, s.b);
+        self.tables[s.w as usize * 25 + s.b as usize] = Some((idx, table));
     }
 
     /// Drops the table of `w-b`.
@@ -136,10 +137,10 @@ impl Exits {
     #[inline]
     fn code(&self, us: PointSet, them: PointSet) -> u16 {
         let (w, b) = (us.len() as u8, them.len() as u8);
-        let table = self.tables[w as usize * 25 + b as usize]
+        let (idx, table) = self.tables[w as usize * 25 + b as usize]
             .as_ref()
             .unwrap_or_else(|| panic!("exit table {w}-{b} is loaded before its pair is solved"));
-        table.code(self.indexer.subspace(w, b).slot(us, them))
+        table.code(idx.slot(us, them))
     }
 }
 
@@ -207,16 +208,13 @@ impl Pair<'_> {
                 o.exit(self.exits.code(them2, us2));
             }
         });
-        children.sort_unstable();
-        children.dedup();
-        o
-    }
-
-    fn set(&self, i: usize, slot: u64, code: u16) {
-        self.values[i][slot as usize].store(code, Relaxed);
-        if code != UNUSED {
-            self.max_code.fetch_max(code, Relaxed);
+        // Two moves reach the same class only through a symmetry fixing
+        // `them`, so only then can the child slots repeat.
+        if side.stabiliser != 0 {
+            children.sort_unstable();
+            children.dedup();
         }
+        o
     }
 
     fn initialise(&self, progress: &dyn Progress) -> Result<(), String> {
@@ -226,9 +224,13 @@ impl Pair<'_> {
             (0..idx.orbits()).into_par_iter().for_each_init(
                 || (Vec::new(), Vec::new()),
                 |(children, sets), orbit| {
+                    // One shared update per block: a shared maximum updated
+                    // per slot makes the cores fight over its cache line.
+                    let mut max_code = 0;
                     idx.for_each_in_block(orbit, |slot, us, them, canonical| {
+                        let cell = &self.values[i][slot as usize];
                         if !canonical {
-                            self.set(i, slot, UNUSED);
+                            cell.store(UNUSED, Relaxed);
                             return;
                         }
                         let o = self.outlook(i, us, them, children, sets);
@@ -252,8 +254,10 @@ impl Pair<'_> {
                             self.counts[i][slot as usize].store(children.len() as u8, Relaxed);
                             DRAW
                         };
-                        self.set(i, slot, code);
+                        cell.store(code, Relaxed);
+                        max_code = max_code.max(code);
                     });
+                    self.max_code.fetch_max(max_code, Relaxed);
                     progress.advance(idx.block_size());
                 },
             );
@@ -281,6 +285,7 @@ impl Pair<'_> {
                     || (Vec::new(), Vec::new(), Vec::new()),
                     |(preds, children, sets), c| {
                         let mut n = 0;
+                        let mut max_code = 0;
                         let first = c * chunk;
                         let end = ((c + 1) * chunk).min(values.len());
                         for (slot, cell) in (first..end).zip(&values[first..end]) {
@@ -293,15 +298,18 @@ impl Pair<'_> {
                             for_each_quiet_unmove(self.board, self.rules, us, them, |mover| {
                                 preds.push((pred_idx.slot(mover, us), mover));
                             });
-                            preds.sort_unstable_by_key(|p| p.0);
-                            preds.dedup_by_key(|p| p.0);
+                            // As for children: repeats need a symmetry fixing `us`.
+                            if idx.prepare(us).stabiliser != 0 {
+                                preds.sort_unstable_by_key(|p| p.0);
+                                preds.dedup_by_key(|p| p.0);
+                            }
                             for &(p, mover) in preds.iter() {
                                 let cell = &self.values[o][p as usize];
                                 if is_loss(code_d) {
                                     let _ = cell.fetch_update(Relaxed, Relaxed, |v| {
                                         (v == DRAW || (is_win(v) && v > won)).then_some(won)
                                     });
-                                    self.max_code.fetch_max(won, Relaxed);
+                                    max_code = max_code.max(won);
                                 } else if cell.load(Relaxed) == DRAW
                                     && self.counts[o][p as usize].fetch_sub(1, Relaxed) == 1
                                 {
@@ -311,12 +319,13 @@ impl Pair<'_> {
                                         let deepest = ex.max_exit_win.map_or(d, |m| m.max(d));
                                         let code = Value::code_of_depth(deepest + 1);
                                         cell.store(code, Relaxed);
-                                        self.max_code.fetch_max(code, Relaxed);
+                                        max_code = max_code.max(code);
                                     }
                                 }
                             }
                         }
                         done.fetch_add(n, Relaxed);
+                        self.max_code.fetch_max(max_code, Relaxed);
                     },
                 );
         }
