@@ -1,0 +1,182 @@
+//! Builds through the real binary: thread counts, interruption and resume.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn millbase() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_millbase"))
+}
+
+fn temp_db(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("millbase-build-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn build(db: &Path, threads: &str, subspaces: &str) {
+    let out = millbase()
+        .args([
+            "build",
+            "--db",
+            db.to_str().unwrap(),
+            "--threads",
+            threads,
+            "--subspaces",
+            subspaces,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Every file of the rule set's folder, by name, with its bytes.
+fn files(db: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(db.join("standard"))
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn one_or_two_threads_and_an_interrupted_run_give_the_same_bytes() {
+    let one = temp_db("t1");
+    let two = temp_db("t2");
+    build(&one, "1", "5-4");
+    build(&two, "2", "5-4");
+    let reference = files(&one);
+    let names: Vec<&str> = reference.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "3-3.mbt",
+            "3-4.mbt",
+            "3-5.mbt",
+            "4-3.mbt",
+            "4-4.mbt",
+            "4-5.mbt",
+            "5-3.mbt",
+            "5-4.mbt",
+            "stats.json"
+        ]
+    );
+    assert_eq!(files(&two), reference, "--threads 1 and 2 differ");
+
+    // Kill a run once it has finished some pairs but not all, then resume.
+    let killed = temp_db("killed");
+    let mut child = millbase()
+        .args([
+            "build",
+            "--db",
+            killed.to_str().unwrap(),
+            "--subspaces",
+            "5-4",
+        ])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let marker = killed.join("standard").join("4-4.mbt");
+    let start = Instant::now();
+    while !marker.exists() && start.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        !killed.join("standard").join("5-4.mbt").exists(),
+        "the run finished before the kill"
+    );
+    let out = millbase()
+        .args([
+            "build",
+            "--db",
+            killed.to_str().unwrap(),
+            "--subspaces",
+            "5-4",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains("found 3-3 on disk, not recomputed"), "{log}");
+    let resumed: Vec<_> = files(&killed)
+        .into_iter()
+        .filter(|(n, _)| !n.ends_with(".tmp"))
+        .collect();
+    assert_eq!(resumed, reference, "resumed build differs");
+
+    // A damaged table is rebuilt, not trusted.
+    let t = killed.join("standard").join("4-3.mbt");
+    let mut bytes = std::fs::read(&t).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x55;
+    std::fs::write(&t, bytes).unwrap();
+    build(&killed, "2", "5-4");
+    let repaired: Vec<_> = files(&killed)
+        .into_iter()
+        .filter(|(n, _)| !n.ends_with(".tmp"))
+        .collect();
+    assert_eq!(repaired, reference);
+    for d in [one, two, killed] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+#[test]
+fn stats_json_has_the_documented_fields() {
+    let db = temp_db("stats");
+    build(&db, "2", "4-3");
+    let out = millbase()
+        .args(["stats", "--json", "--db", db.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["subspaces"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    let r33 = rows.iter().find(|r| r["subspace"] == "3-3").unwrap();
+    assert_eq!(r33["positions"], 169626);
+    assert_eq!(r33["longest_loss"], 26);
+    let r34 = rows.iter().find(|r| r["subspace"] == "3-4").unwrap();
+    assert!(r34["longest_loss"].is_null(), "no loss in 3-4: null");
+    for key in [
+        "positions",
+        "wins",
+        "draws",
+        "losses",
+        "longest_win",
+        "longest_loss",
+    ] {
+        assert!(r33.get(key).is_some(), "{key}");
+    }
+    let total = r33["wins"].as_u64().unwrap()
+        + r33["draws"].as_u64().unwrap()
+        + r33["losses"].as_u64().unwrap();
+    assert_eq!(total, 169626);
+    // The same schema is written next to the tables.
+    let file: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(db.join("standard").join("stats.json")).unwrap())
+            .unwrap();
+    assert_eq!(file["subspaces"].as_array().unwrap().len(), 3);
+    // No tables: a clear error.
+    let empty = temp_db("none");
+    let out = millbase()
+        .args(["stats", "--db", empty.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("millbase build"));
+    let _ = std::fs::remove_dir_all(db);
+}
