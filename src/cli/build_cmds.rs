@@ -51,6 +51,8 @@ struct CliProgress {
     phase: ProgressBar,
     _multi: MultiProgress,
     started: Mutex<std::time::Instant>,
+    /// Name and start of the current phase, for the plain log.
+    current: Mutex<Option<(String, std::time::Instant)>>,
 }
 
 impl CliProgress {
@@ -82,6 +84,18 @@ impl CliProgress {
             phase,
             _multi: multi,
             started: Mutex::new(std::time::Instant::now()),
+            current: Mutex::new(None),
+        }
+    }
+}
+
+impl CliProgress {
+    /// Logs how long the phase that just ended took (plain log only).
+    fn log_phase_end(&self) {
+        if let Some((name, start)) = self.current.lock().unwrap().take() {
+            if !self.tty {
+                eprintln!("  {name}: {:.1} s", start.elapsed().as_secs_f64());
+            }
         }
     }
 }
@@ -92,6 +106,8 @@ impl Progress for CliProgress {
         *self.started.lock().unwrap() = std::time::Instant::now();
     }
     fn phase(&self, name: &str, work: u64) {
+        self.log_phase_end();
+        *self.current.lock().unwrap() = Some((name.to_string(), std::time::Instant::now()));
         self.phase.set_message(name.to_string());
         self.phase.set_length(work.max(1));
         self.phase.set_position(0);
@@ -100,6 +116,7 @@ impl Progress for CliProgress {
         self.phase.inc(work);
     }
     fn pair_finished(&self, name: &str, slots: u64, stats: &[SubspaceStats], seconds: f64) {
+        self.log_phase_end();
         self.overall.inc(slots);
         let summary: Vec<String> = stats
             .iter()

@@ -4,6 +4,7 @@
 mod build_cmds;
 mod index_cmds;
 mod position_cmds;
+mod query_cmds;
 
 use clap::{Parser, Subcommand};
 use millbase::Rules;
@@ -35,6 +36,8 @@ pub enum Command {
     Perft(position_cmds::PerftArgs),
     /// Build the moving-phase tables of a rule set (resumable).
     Build(build_cmds::BuildArgs),
+    /// The value of a position and of each of its moves, from the tables.
+    Query(query_cmds::QueryArgs),
     /// Per-subspace counts of wins, draws and losses of the built tables.
     Stats(build_cmds::StatsArgs),
     /// One row per moving-phase subspace: slots, positions (symmetry classes), density.
@@ -73,6 +76,7 @@ pub fn run() -> i32 {
             Command::Moves(a) => position_cmds::moves(&rules, a),
             Command::Perft(a) => position_cmds::perft(&rules, a),
             Command::Build(a) => build_cmds::build_cmd(&rules, a),
+            Command::Query(a) => query_cmds::query(&rules, a),
             Command::Stats(a) => build_cmds::stats_cmd(&rules, a),
             Command::IndexInfo(a) => index_cmds::index_info(&rules, a),
             Command::CheckIndex(a) => index_cmds::check_index(&rules, a),

@@ -81,3 +81,42 @@ impl TableSet {
         })
     }
 }
+
+/// A move with its value for the side that makes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveValue {
+    /// The move.
+    pub mv: crate::moves::Move,
+    /// Its value for the mover.
+    pub value: Value,
+}
+
+/// Orders values best first for the side to move: the fastest win, then
+/// draws, then the slowest loss.
+pub fn best_first(v: &Value) -> (u8, i64) {
+    match *v {
+        Value::Win(d) => (0, d as i64),
+        Value::Draw => (1, 0),
+        Value::Loss(d) => (2, -(d as i64)),
+    }
+}
+
+impl TableSet {
+    /// The value of every legal move of `pos`, best first.
+    pub fn probe_moves(&self, pos: &Position) -> Result<Vec<MoveValue>, ProbeError> {
+        let mut moves = Vec::new();
+        crate::moves::legal_moves(pos, &self.rules, &mut moves);
+        let mut out = moves
+            .into_iter()
+            .map(|mv| {
+                let child = pos.play(&mv);
+                Ok(MoveValue {
+                    mv,
+                    value: self.probe(&child)?.parent(),
+                })
+            })
+            .collect::<Result<Vec<_>, ProbeError>>()?;
+        out.sort_by_key(|m| best_first(&m.value));
+        Ok(out)
+    }
+}

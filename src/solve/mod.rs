@@ -30,7 +30,7 @@ use crate::table::Table;
 use graph::{for_each_move, for_each_quiet_unmove};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU8, AtomicU16, Ordering::Relaxed};
 use value::{DRAW, UNUSED, Value, depth, is_loss, is_win};
 
 /// Receives progress reports; the solver never prints.
@@ -269,67 +269,124 @@ impl Pair<'_> {
     }
 
     /// Processes every position decided at depth `d`; returns how many.
+    ///
+    /// Memory-bound work is ordered: predecessor slots are first gathered
+    /// per batch of sources and sorted, then applied range by range, each
+    /// range by one thread walking its slots in increasing order. Random
+    /// read-modify-writes across gigabytes would cost a cache miss each.
     fn level(&self, d: u32) -> u64 {
         let code_d = Value::code_of_depth(d);
-        let won = Value::code_of_depth(d + 1);
-        let done = AtomicU64::new(0);
+        let mut done = 0;
         for i in 0..self.idx.len() {
-            let idx = &self.idx[i];
-            let pred_idx = &self.idx[self.other(i)];
-            let o = self.other(i);
             let values = &self.values[i];
-            let chunk = 1 << 14;
-            (0..values.len().div_ceil(chunk))
-                .into_par_iter()
-                .for_each_init(
-                    || (Vec::new(), Vec::new(), Vec::new()),
-                    |(preds, children, sets), c| {
-                        let mut n = 0;
-                        let mut max_code = 0;
-                        let first = c * chunk;
-                        let end = ((c + 1) * chunk).min(values.len());
-                        for (slot, cell) in (first..end).zip(&values[first..end]) {
-                            if cell.load(Relaxed) != code_d {
+            let batch = 1 << 22;
+            for start in (0..values.len()).step_by(batch) {
+                let end = (start + batch).min(values.len());
+                let (lists, n) = self.gather(i, code_d, start, end);
+                done += n;
+                if n > 0 {
+                    self.apply(self.other(i), d, &lists);
+                }
+            }
+        }
+        done
+    }
+
+    /// The sorted predecessor slots of the positions of subspace `i` in
+    /// `start..end` whose code is `code_d`, one list per chunk of sources.
+    fn gather(&self, i: usize, code_d: u16, start: usize, end: usize) -> (Vec<Vec<u32>>, u64) {
+        let idx = &self.idx[i];
+        let pred_idx = &self.idx[self.other(i)];
+        let values = &self.values[i];
+        let chunk = 1 << 15;
+        let lists: Vec<(Vec<u32>, u64)> = (start..end)
+            .step_by(chunk)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map_init(Vec::new, |preds, first| {
+                let last = (first + chunk).min(end);
+                let mut out = Vec::new();
+                let mut n = 0;
+                for (slot, cell) in (first..last).zip(&values[first..last]) {
+                    if cell.load(Relaxed) != code_d {
+                        continue;
+                    }
+                    n += 1;
+                    let (us, them) = idx.position(slot as u64).expect("slot in range");
+                    preds.clear();
+                    for_each_quiet_unmove(self.board, self.rules, us, them, |mover| {
+                        preds.push(pred_idx.slot(mover, us) as u32);
+                    });
+                    // As for children: repeats need a symmetry fixing `us`.
+                    if idx.prepare(us).stabiliser != 0 {
+                        preds.sort_unstable();
+                        preds.dedup();
+                    }
+                    out.extend_from_slice(preds);
+                }
+                out.sort_unstable();
+                (out, n)
+            })
+            .collect();
+        let n = lists.iter().map(|l| l.1).sum();
+        (lists.into_iter().map(|l| l.0).collect(), n)
+    }
+
+    /// Applies the news "a child is decided at depth `d`" to the listed
+    /// predecessor slots of subspace `o`.
+    fn apply(&self, o: usize, d: u32, lists: &[Vec<u32>]) {
+        let lost_child = is_loss(Value::code_of_depth(d));
+        let won = Value::code_of_depth(d + 1);
+        let len = self.values[o].len();
+        let parts = (rayon::current_num_threads() * 8).max(1);
+        let step = len.div_ceil(parts).max(1);
+        (0..len)
+            .step_by(step)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .for_each_init(
+                || (Vec::new(), Vec::new()),
+                |(children, sets), lo| {
+                    let hi = (lo + step).min(len) as u32;
+                    let lo = lo as u32;
+                    let mut max_code = 0;
+                    for list in lists {
+                        let from = list.partition_point(|&p| p < lo);
+                        let to = list.partition_point(|&p| p < hi);
+                        for &p in &list[from..to] {
+                            // This range belongs to this thread alone.
+                            let cell = &self.values[o][p as usize];
+                            let v = cell.load(Relaxed);
+                            if lost_child {
+                                if v == DRAW || (is_win(v) && v > won) {
+                                    cell.store(won, Relaxed);
+                                    max_code = max_code.max(won);
+                                }
                                 continue;
                             }
-                            n += 1;
-                            let (us, them) = idx.position(slot as u64).expect("slot in range");
-                            preds.clear();
-                            for_each_quiet_unmove(self.board, self.rules, us, them, |mover| {
-                                preds.push((pred_idx.slot(mover, us), mover));
-                            });
-                            // As for children: repeats need a symmetry fixing `us`.
-                            if idx.prepare(us).stabiliser != 0 {
-                                preds.sort_unstable_by_key(|p| p.0);
-                                preds.dedup_by_key(|p| p.0);
+                            if v != DRAW {
+                                continue;
                             }
-                            for &(p, mover) in preds.iter() {
-                                let cell = &self.values[o][p as usize];
-                                if is_loss(code_d) {
-                                    let _ = cell.fetch_update(Relaxed, Relaxed, |v| {
-                                        (v == DRAW || (is_win(v) && v > won)).then_some(won)
-                                    });
-                                    max_code = max_code.max(won);
-                                } else if cell.load(Relaxed) == DRAW
-                                    && self.counts[o][p as usize].fetch_sub(1, Relaxed) == 1
-                                {
-                                    // Every in-pair child is won: a loss unless an exit draws.
-                                    let ex = self.outlook(o, mover, us, children, sets);
-                                    if !ex.exit_draw && ex.min_exit_loss.is_none() {
-                                        let deepest = ex.max_exit_win.map_or(d, |m| m.max(d));
-                                        let code = Value::code_of_depth(deepest + 1);
-                                        cell.store(code, Relaxed);
-                                        max_code = max_code.max(code);
-                                    }
+                            let count = &self.counts[o][p as usize];
+                            let c = count.load(Relaxed) - 1;
+                            count.store(c, Relaxed);
+                            if c == 0 {
+                                // Every in-pair child is won: a loss unless an exit draws.
+                                let (us, them) =
+                                    self.idx[o].position(p as u64).expect("slot in range");
+                                let ex = self.outlook(o, us, them, children, sets);
+                                if !ex.exit_draw && ex.min_exit_loss.is_none() {
+                                    let deepest = ex.max_exit_win.map_or(d, |m| m.max(d));
+                                    let code = Value::code_of_depth(deepest + 1);
+                                    cell.store(code, Relaxed);
+                                    max_code = max_code.max(code);
                                 }
                             }
                         }
-                        done.fetch_add(n, Relaxed);
-                        self.max_code.fetch_max(max_code, Relaxed);
-                    },
-                );
-        }
-        done.into_inner()
+                    }
+                    self.max_code.fetch_max(max_code, Relaxed);
+                },
+            );
     }
 }
 
