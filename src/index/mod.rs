@@ -298,7 +298,7 @@ fn free_rank(us: PointSet, them: PointSet) -> u64 {
 #[inline]
 fn free_unrank(all: PointSet, us: PointSet, k: u32, rank: u64) -> PointSet {
     let free = all.minus(us);
-    PointSet(pdep(colex_unrank(free.len(), k, rank).0, free.0))
+    PointSet(pdep(colex_unrank(k, rank).0, free.0))
 }
 
 #[cfg(test)]

@@ -120,39 +120,53 @@ pub fn pdep(v: u32, mask: u32) -> u32 {
     }
 }
 
-/// `BY_K[k][c]` = C(c, k): rows of binomials for the unranking scan.
-static BY_K: [[u64; 25]; 25] = {
-    let mut t = [[0u64; 25]; 25];
-    let mut k = 0;
-    while k <= 24 {
-        let mut c = 0;
-        while c <= 24 {
-            t[k][c] = BINOMIAL[c][k];
-            c += 1;
-        }
-        k += 1;
-    }
-    t
-};
+/// Tables to unrank byte by byte: sets of one size in colex order are in
+/// numeric order, so all sets sharing their high byte form one block of
+/// ranks, starting at the rank of that byte over the lowest possible rest.
+struct UnrankTables {
+    /// `high[k]`: (first rank, byte) for each byte 2 that a `k`-set can have, by rank.
+    high: Vec<Vec<(u32, u8)>>,
+    /// `mid[k]`: the same for byte 1 of a `k`-set of the low 16 points.
+    mid: Vec<Vec<(u32, u8)>>,
+    /// `low[k]`: the bytes with `k` bits, in numeric (= colex) order.
+    low: Vec<Vec<u8>>,
+}
 
-/// The `k`-set of colex rank `rank` among the sets of `n <= 24` points.
-#[inline]
-pub fn colex_unrank(n: u32, k: u32, mut rank: u64) -> PointSet {
-    let mut out = 0u32;
-    let mut hi = n as usize;
-    for i in (1..=k as usize).rev() {
-        // C(c, i) grows with c from c = i - 1: the element is the largest c
-        // below `hi` with C(c, i) <= rank; count instead of branching.
-        let row = &BY_K[i];
-        let mut c = i - 1;
-        for &v in &row[i..hi] {
-            c += (v <= rank) as usize;
-        }
-        rank -= row[c];
-        out |= 1 << c;
-        hi = c;
+static UNRANK: std::sync::LazyLock<UnrankTables> = std::sync::LazyLock::new(|| {
+    let blocks = |byte: usize, below: u32, k: u32| -> Vec<(u32, u8)> {
+        (0..256u32)
+            .filter(|v| v.count_ones() <= k && k - v.count_ones() <= below)
+            .map(|v| {
+                (
+                    RANK_BYTES[byte][(k - v.count_ones()) as usize][v as usize],
+                    v as u8,
+                )
+            })
+            .collect()
+    };
+    UnrankTables {
+        high: (0..=24).map(|k| blocks(2, 16, k)).collect(),
+        mid: (0..=16).map(|k| blocks(1, 8, k)).collect(),
+        low: (0..=8)
+            .map(|k| (0..=255u8).filter(|v| v.count_ones() == k).collect())
+            .collect(),
     }
-    PointSet(out)
+});
+
+/// The `k`-set (of at most 24 points) with colex rank `rank`.
+#[inline]
+pub fn colex_unrank(k: u32, rank: u64) -> PointSet {
+    let t = &*UNRANK;
+    let mut r = rank as u32;
+    let high = &t.high[k as usize];
+    let (h2, b2) = high[high.partition_point(|e| e.0 <= r) - 1];
+    r -= h2;
+    let k1 = k - b2.count_ones();
+    let mid = &t.mid[k1 as usize];
+    let (h1, b1) = mid[mid.partition_point(|e| e.0 <= r) - 1];
+    r -= h1;
+    let b0 = t.low[(k1 - b1.count_ones()) as usize][r as usize];
+    PointSet(b0 as u32 | (b1 as u32) << 8 | (b2 as u32) << 16)
 }
 
 /// Each symmetry applied to a point set byte by byte.
@@ -222,7 +236,7 @@ impl OrbitTable {
         // Sets of one size in colex order are in numeric order, so an
         // orbit's representative (its smallest member) comes first and its
         // entry exists when the other members look it up.
-        let mut s = colex_unrank(board.size as u32, w as u32, 0);
+        let mut s = colex_unrank(w as u32, 0);
         for r in 0..n {
             debug_assert_eq!(colex_rank(s) as usize, r);
             let (mut best, mut best_sym) = (s, 0usize);
@@ -269,4 +283,26 @@ pub fn next_same_size(s: PointSet) -> PointSet {
     let c = v & v.wrapping_neg();
     let r = v + c;
     PointSet((((r ^ v) >> 2) / c) | r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colex_rank_and_unrank_are_inverse_on_every_set() {
+        let mut next_rank = [0u64; 25];
+        for v in 0u32..1 << 24 {
+            let k = v.count_ones() as usize;
+            // Numeric order within a size is colex order.
+            assert_eq!(colex_rank(PointSet(v)), next_rank[k]);
+            if v % 7 == 0 || k <= 3 {
+                assert_eq!(colex_unrank(k as u32, next_rank[k]), PointSet(v));
+            }
+            next_rank[k] += 1;
+        }
+        for (k, &n) in next_rank.iter().enumerate() {
+            assert_eq!(n, binomial(24, k as u32));
+        }
+    }
 }

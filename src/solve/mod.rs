@@ -292,20 +292,23 @@ impl Pair<'_> {
         done
     }
 
-    /// The sorted predecessor slots of the positions of subspace `i` in
-    /// `start..end` whose code is `code_d`, one list per chunk of sources.
-    fn gather(&self, i: usize, code_d: u16, start: usize, end: usize) -> (Vec<Vec<u32>>, u64) {
+    /// The predecessor slots of the positions of subspace `i` in
+    /// `start..end` whose code is `code_d`: one list per chunk of sources,
+    /// grouped by destination part (slot >> PART_BITS) with the offsets of
+    /// the groups (a counting sort, cheaper than sorting).
+    fn gather(&self, i: usize, code_d: u16, start: usize, end: usize) -> (Vec<Grouped>, u64) {
         let idx = &self.idx[i];
         let pred_idx = &self.idx[self.other(i)];
         let values = &self.values[i];
+        let parts = (pred_idx.slots() >> PART_BITS) as usize + 1;
         let chunk = 1 << 15;
-        let lists: Vec<(Vec<u32>, u64)> = (start..end)
+        let lists: Vec<(Grouped, u64)> = (start..end)
             .step_by(chunk)
             .collect::<Vec<_>>()
             .into_par_iter()
             .map_init(Vec::new, |preds, first| {
                 let last = (first + chunk).min(end);
-                let mut out = Vec::new();
+                let mut all = Vec::new();
                 let mut n = 0;
                 for (slot, cell) in (first..last).zip(&values[first..last]) {
                     if cell.load(Relaxed) != code_d {
@@ -322,10 +325,9 @@ impl Pair<'_> {
                         preds.sort_unstable();
                         preds.dedup();
                     }
-                    out.extend_from_slice(preds);
+                    all.extend_from_slice(preds);
                 }
-                out.sort_unstable();
-                (out, n)
+                (Grouped::new(&all, parts), n)
             })
             .collect();
         let n = lists.iter().map(|l| l.1).sum();
@@ -333,60 +335,84 @@ impl Pair<'_> {
     }
 
     /// Applies the news "a child is decided at depth `d`" to the listed
-    /// predecessor slots of subspace `o`.
-    fn apply(&self, o: usize, d: u32, lists: &[Vec<u32>]) {
+    /// predecessor slots of subspace `o`, one destination part per task so
+    /// that each slot is touched by one thread and the part stays in cache.
+    fn apply(&self, o: usize, d: u32, lists: &[Grouped]) {
         let lost_child = is_loss(Value::code_of_depth(d));
         let won = Value::code_of_depth(d + 1);
-        let len = self.values[o].len();
-        let parts = (rayon::current_num_threads() * 8).max(1);
-        let step = len.div_ceil(parts).max(1);
-        (0..len)
-            .step_by(step)
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            .for_each_init(
-                || (Vec::new(), Vec::new()),
-                |(children, sets), lo| {
-                    let hi = (lo + step).min(len) as u32;
-                    let lo = lo as u32;
-                    let mut max_code = 0;
-                    for list in lists {
-                        let from = list.partition_point(|&p| p < lo);
-                        let to = list.partition_point(|&p| p < hi);
-                        for &p in &list[from..to] {
-                            // This range belongs to this thread alone.
-                            let cell = &self.values[o][p as usize];
-                            let v = cell.load(Relaxed);
-                            if lost_child {
-                                if v == DRAW || (is_win(v) && v > won) {
-                                    cell.store(won, Relaxed);
-                                    max_code = max_code.max(won);
-                                }
-                                continue;
+        let parts = (self.idx[o].slots() >> PART_BITS) as usize + 1;
+        (0..parts).into_par_iter().for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(children, sets), part| {
+                let mut max_code = 0;
+                for list in lists {
+                    for &p in list.group(part) {
+                        let cell = &self.values[o][p as usize];
+                        let v = cell.load(Relaxed);
+                        if lost_child {
+                            if v == DRAW || (is_win(v) && v > won) {
+                                cell.store(won, Relaxed);
+                                max_code = max_code.max(won);
                             }
-                            if v != DRAW {
-                                continue;
-                            }
-                            let count = &self.counts[o][p as usize];
-                            let c = count.load(Relaxed) - 1;
-                            count.store(c, Relaxed);
-                            if c == 0 {
-                                // Every in-pair child is won: a loss unless an exit draws.
-                                let (us, them) =
-                                    self.idx[o].position(p as u64).expect("slot in range");
-                                let ex = self.outlook(o, us, them, children, sets);
-                                if !ex.exit_draw && ex.min_exit_loss.is_none() {
-                                    let deepest = ex.max_exit_win.map_or(d, |m| m.max(d));
-                                    let code = Value::code_of_depth(deepest + 1);
-                                    cell.store(code, Relaxed);
-                                    max_code = max_code.max(code);
-                                }
+                            continue;
+                        }
+                        if v != DRAW {
+                            continue;
+                        }
+                        let count = &self.counts[o][p as usize];
+                        let c = count.load(Relaxed) - 1;
+                        count.store(c, Relaxed);
+                        if c == 0 {
+                            // Every in-pair child is won: a loss unless an exit draws.
+                            let (us, them) = self.idx[o].position(p as u64).expect("slot in range");
+                            let ex = self.outlook(o, us, them, children, sets);
+                            if !ex.exit_draw && ex.min_exit_loss.is_none() {
+                                let deepest = ex.max_exit_win.map_or(d, |m| m.max(d));
+                                let code = Value::code_of_depth(deepest + 1);
+                                cell.store(code, Relaxed);
+                                max_code = max_code.max(code);
                             }
                         }
                     }
-                    self.max_code.fetch_max(max_code, Relaxed);
-                },
-            );
+                }
+                self.max_code.fetch_max(max_code, Relaxed);
+            },
+        );
+    }
+}
+
+/// Destination parts of 2^18 slots: a part's values and counts (768 KB)
+/// stay in a core's cache while its updates are applied.
+const PART_BITS: u32 = 18;
+
+/// Slots grouped by destination part.
+struct Grouped {
+    slots: Vec<u32>,
+    /// `offsets[part]..offsets[part + 1]` is the group of `part`.
+    offsets: Vec<u32>,
+}
+
+impl Grouped {
+    fn new(all: &[u32], parts: usize) -> Grouped {
+        let mut offsets = vec![0u32; parts + 1];
+        for &p in all {
+            offsets[(p >> PART_BITS) as usize + 1] += 1;
+        }
+        for k in 1..=parts {
+            offsets[k] += offsets[k - 1];
+        }
+        let mut next = offsets.clone();
+        let mut slots = vec![0u32; all.len()];
+        for &p in all {
+            let g = &mut next[(p >> PART_BITS) as usize];
+            slots[*g as usize] = p;
+            *g += 1;
+        }
+        Grouped { slots, offsets }
+    }
+
+    fn group(&self, part: usize) -> &[u32] {
+        &self.slots[self.offsets[part] as usize..self.offsets[part + 1] as usize]
     }
 }
 
