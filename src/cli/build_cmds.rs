@@ -228,22 +228,9 @@ pub fn stats_cmd(rules: &Rules, args: &StatsArgs) -> Result<(), CliError> {
         code: 1,
         message: e.to_string(),
     })?;
-    let mut total = SubspaceStats {
-        subspace: "total".into(),
-        positions: 0,
-        wins: 0,
-        draws: 0,
-        losses: 0,
-        longest_win: None,
-        longest_loss: None,
-    };
+    let mut total = SubspaceStats::empty("total");
     for r in &rows {
-        total.positions += r.positions;
-        total.wins += r.wins;
-        total.draws += r.draws;
-        total.losses += r.losses;
-        total.longest_win = total.longest_win.max(r.longest_win);
-        total.longest_loss = total.longest_loss.max(r.longest_loss);
+        total.add(r);
     }
     if args.json {
         let report = StatsReport {

@@ -71,17 +71,32 @@ pub struct SubspaceStats {
 }
 
 impl SubspaceStats {
-    /// Counts the codes of a table.
-    pub fn of_table(table: &Table) -> SubspaceStats {
-        let mut s = SubspaceStats {
-            subspace: table.subspace.to_string(),
+    /// A row with nothing counted yet.
+    pub fn empty(name: &str) -> SubspaceStats {
+        SubspaceStats {
+            subspace: name.to_string(),
             positions: 0,
             wins: 0,
             draws: 0,
             losses: 0,
             longest_win: None,
             longest_loss: None,
-        };
+        }
+    }
+
+    /// Adds another row's counts to this one (for totals).
+    pub fn add(&mut self, other: &SubspaceStats) {
+        self.positions += other.positions;
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
+        self.longest_win = self.longest_win.max(other.longest_win);
+        self.longest_loss = self.longest_loss.max(other.longest_loss);
+    }
+
+    /// Counts the codes of a table.
+    pub fn of_table(table: &Table) -> SubspaceStats {
+        let mut s = SubspaceStats::empty(&table.subspace.to_string());
         for slot in 0..table.len() {
             match Value::from_code(table.code(slot)) {
                 None => continue,
