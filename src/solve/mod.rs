@@ -375,7 +375,12 @@ impl Pair<'_> {
                             continue;
                         }
                         let count = &self.counts[o][p as usize];
-                        let c = count.load(Relaxed) - 1;
+                        // A decrement below zero would mean the unmove and move
+                        // generators disagree: a bug to stop at, never to hide.
+                        let c = count
+                            .load(Relaxed)
+                            .checked_sub(1)
+                            .expect("a predecessor without a matching move");
                         count.store(c, Relaxed);
                         if c == 0 {
                             // Every in-pair child is won: a loss unless an exit draws.
