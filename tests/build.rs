@@ -192,7 +192,11 @@ fn query_answers_from_the_tables_and_refuses_what_it_cannot() {
     };
     // Gasser's example: Black to move loses in 26.
     let out = q(&["--json", ".WWBW..B/......../.B...... b 0 0"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["value"], "loss");
     assert_eq!(v["plies"], 26);

@@ -124,12 +124,49 @@ pub fn pdep(v: u32, mask: u32) -> u32 {
 /// numeric order, so all sets sharing their high byte form one block of
 /// ranks, starting at the rank of that byte over the lowest possible rest.
 struct UnrankTables {
-    /// `high[k]`: (first rank, byte) for each byte 2 that a `k`-set can have, by rank.
-    high: Vec<Vec<(u32, u8)>>,
-    /// `mid[k]`: the same for byte 1 of a `k`-set of the low 16 points.
-    mid: Vec<Vec<(u32, u8)>>,
+    /// `high[k]`: the blocks of byte 2 of a `k`-set.
+    high: Vec<Blocks>,
+    /// `mid[k]`: the blocks of byte 1 of a `k`-set of the low 16 points.
+    mid: Vec<Blocks>,
     /// `low[k]`: the bytes with `k` bits, in numeric (= colex) order.
     low: Vec<Vec<u8>>,
+}
+
+/// (first rank, byte) of each block, by rank, with a coarse index into
+/// them: `hint[r >> shift]` is the block holding rank `r` or one before it,
+/// so a lookup is a table read and a step or two instead of a binary search.
+struct Blocks {
+    blocks: Vec<(u32, u8)>,
+    shift: u32,
+    hint: Vec<u16>,
+}
+
+impl Blocks {
+    fn new(blocks: Vec<(u32, u8)>, total: u64) -> Blocks {
+        let bits = 64 - total.leading_zeros();
+        let shift = bits.saturating_sub(10);
+        let hint = (0..=(total >> shift))
+            .map(|b| {
+                let r = (b << shift) as u32;
+                (blocks.partition_point(|e| e.0 <= r).max(1) - 1) as u16
+            })
+            .collect();
+        Blocks {
+            blocks,
+            shift,
+            hint,
+        }
+    }
+
+    /// The block holding rank `r`.
+    #[inline]
+    fn find(&self, r: u32) -> (u32, u8) {
+        let mut i = self.hint[(r >> self.shift) as usize] as usize;
+        while i + 1 < self.blocks.len() && self.blocks[i + 1].0 <= r {
+            i += 1;
+        }
+        self.blocks[i]
+    }
 }
 
 static UNRANK: std::sync::LazyLock<UnrankTables> = std::sync::LazyLock::new(|| {
@@ -145,8 +182,12 @@ static UNRANK: std::sync::LazyLock<UnrankTables> = std::sync::LazyLock::new(|| {
             .collect()
     };
     UnrankTables {
-        high: (0..=24).map(|k| blocks(2, 16, k)).collect(),
-        mid: (0..=16).map(|k| blocks(1, 8, k)).collect(),
+        high: (0..=24)
+            .map(|k| Blocks::new(blocks(2, 16, k), BINOMIAL[24][k as usize]))
+            .collect(),
+        mid: (0..=16)
+            .map(|k| Blocks::new(blocks(1, 8, k), BINOMIAL[16][k as usize]))
+            .collect(),
         low: (0..=8)
             .map(|k| (0..=255u8).filter(|v| v.count_ones() == k).collect())
             .collect(),
@@ -158,12 +199,10 @@ static UNRANK: std::sync::LazyLock<UnrankTables> = std::sync::LazyLock::new(|| {
 pub fn colex_unrank(k: u32, rank: u64) -> PointSet {
     let t = &*UNRANK;
     let mut r = rank as u32;
-    let high = &t.high[k as usize];
-    let (h2, b2) = high[high.partition_point(|e| e.0 <= r) - 1];
+    let (h2, b2) = t.high[k as usize].find(r);
     r -= h2;
     let k1 = k - b2.count_ones();
-    let mid = &t.mid[k1 as usize];
-    let (h1, b1) = mid[mid.partition_point(|e| e.0 <= r) - 1];
+    let (h1, b1) = t.mid[k1 as usize].find(r);
     r -= h1;
     let b0 = t.low[(k1 - b1.count_ones()) as usize][r as usize];
     PointSet(b0 as u32 | (b1 as u32) << 8 | (b2 as u32) << 16)
