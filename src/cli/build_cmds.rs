@@ -92,10 +92,10 @@ impl CliProgress {
 impl CliProgress {
     /// Logs how long the phase that just ended took (plain log only).
     fn log_phase_end(&self) {
-        if let Some((name, start)) = self.current.lock().unwrap().take() {
-            if !self.tty {
-                eprintln!("  {name}: {:.1} s", start.elapsed().as_secs_f64());
-            }
+        if let Some((name, start)) = self.current.lock().unwrap().take()
+            && !self.tty
+        {
+            eprintln!("  {name}: {:.1} s", start.elapsed().as_secs_f64());
         }
     }
 }
