@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Moving-phase build benchmark: wall time, peak memory, per-pair times,
+# cumulative time up to 10 and 12 stones in total, disk used.
+# Usage: tools/bench_build.sh [DB_DIR] [RULES]   (defaults: db, standard)
+# Resumed runs only time what they compute; start from an empty DB_DIR for
+# the whole build.
+set -euo pipefail
+db=${1:-db}
+rules=${2:-standard}
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+log=$(mktemp)
+/usr/bin/time -v target/release/millbase build --rules "$rules" --db "$db" 2> "$log" || { tail -20 "$log"; exit 1; }
+python3 tools/summarise_build.py "$log"
+echo "disk: $(du -sh "$db/$rules" | cut -f1) in $db/$rules"

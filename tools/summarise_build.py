@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""Summarises a `millbase build` log (stderr, not a terminal), optionally
+with GNU time -v output in it: per-pair seconds, cumulative seconds up to
+10 and 12 stones in total, slots per second, wall time and peak memory."""
+import re
+import sys
+
+text = open(sys.argv[1]).read()
+pairs = re.findall(r"solved (\d+)-(\d+)(?: \+ \d+-\d+)? \((\d+) slots\) in ([\d.]+) s", text)
+cum = {10: 0.0, 12: 0.0}
+total_s = total_slots = 0
+for w, b, slots, secs in pairs:
+    w, b, slots, secs = int(w), int(b), int(slots), float(secs)
+    total_s += secs
+    total_slots += slots
+    for limit in cum:
+        if w + b <= limit:
+            cum[limit] += secs
+    print(f"{w}-{b}: {slots} slots, {secs:.1f} s")
+print(f"pairs solved: {len(pairs)}, {total_slots} slots, {total_s:.0f} s of solving "
+      f"({total_slots / max(total_s, 1e-9) / 1e6:.2f} M slots/s)")
+for limit, secs in cum.items():
+    print(f"up to {limit} stones in total: {secs:.0f} s")
+m = re.search(r"Elapsed \(wall clock\) time.*: (.*)", text)
+if m:
+    print(f"wall time: {m.group(1)}")
+m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
+if m:
+    print(f"peak resident memory: {int(m.group(1)) / 1024 / 1024:.2f} GiB")
