@@ -472,10 +472,12 @@ pub fn solve_pair(
     };
     progress.phase("initialise", slots);
     pair.initialise(progress)?;
-    progress.phase("propagate", 0);
+    // The bar counts decided positions against all slots: it ends below
+    // full by the share of draws and unused slots.
+    progress.phase("propagate", slots);
     let mut d = 0u32;
     while Value::code_of_depth(d) <= pair.max_code.load(Relaxed) {
-        pair.level(d);
+        progress.advance(pair.level(d));
         d += 1;
         if d >= value::MAX_DEPTH {
             return Err(format!("depth {d} overflows the value code"));
