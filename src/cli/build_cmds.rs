@@ -50,7 +50,8 @@ struct CliProgress {
     overall: ProgressBar,
     phase: ProgressBar,
     _multi: MultiProgress,
-    started: Mutex<std::time::Instant>,
+    /// Slots computed (not found on disk) and the time they took.
+    computed: Mutex<(u64, f64)>,
     /// Name and start of the current phase, for the plain log.
     current: Mutex<Option<(String, std::time::Instant)>>,
 }
@@ -66,7 +67,7 @@ impl CliProgress {
         let overall = multi.add(ProgressBar::new(total));
         overall.set_style(
             ProgressStyle::with_template(
-                "{prefix:>9} [{bar:40}] {human_pos}/{human_len} positions  {per_sec}  ETA {eta}",
+                "{prefix:>9} [{bar:40}] {human_pos}/{human_len} positions  {msg}  ETA {eta}",
             )
             .expect("template")
             .progress_chars("=> "),
@@ -83,8 +84,8 @@ impl CliProgress {
             overall,
             phase,
             _multi: multi,
-            started: Mutex::new(std::time::Instant::now()),
             current: Mutex::new(None),
+            computed: Mutex::new((0, 0.0)),
         }
     }
 }
@@ -103,7 +104,6 @@ impl CliProgress {
 impl Progress for CliProgress {
     fn pair_started(&self, name: &str, _slots: u64) {
         self.phase.set_prefix(name.to_string());
-        *self.started.lock().unwrap() = std::time::Instant::now();
     }
     fn phase(&self, name: &str, work: u64) {
         self.log_phase_end();
@@ -118,6 +118,12 @@ impl Progress for CliProgress {
     fn pair_finished(&self, name: &str, slots: u64, stats: &[SubspaceStats], seconds: f64) {
         self.log_phase_end();
         self.overall.inc(slots);
+        let rate = {
+            let mut c = self.computed.lock().unwrap();
+            *c = (c.0 + slots, c.1 + seconds);
+            c.0 as f64 / c.1.max(1e-9) / 1e6
+        };
+        self.overall.set_message(format!("{rate:.2} M/s"));
         let summary: Vec<String> = stats
             .iter()
             .map(|s| {
