@@ -138,7 +138,19 @@ impl Table {
         f.write_all(&self.data).map_err(io)?;
         f.sync_all().map_err(io)?;
         drop(f);
-        fs::rename(&tmp, path).map_err(io)
+        // Read back what reached the disk before it takes the final name.
+        let back = Table::read(&tmp, rules, self.subspace, self.len())?;
+        if back.data != self.data {
+            return Err(TableError::Corrupt(
+                tmp,
+                "read back differs from what was written".into(),
+            ));
+        }
+        fs::rename(&tmp, path).map_err(io)?;
+        if let Some(dir) = path.parent() {
+            fs::File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
+        }
+        Ok(())
     }
 
     /// Reads and checks the table of `subspace` for `rules` at `path`.
