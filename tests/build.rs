@@ -212,6 +212,31 @@ fn query_answers_from_the_tables_and_refuses_what_it_cannot() {
     assert_eq!(out.status.code(), Some(1));
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("4-3.mbt") && e.contains("millbase build"), "{e}");
+    // Batch: one JSON object per line, errors inline, worst exit status.
+    let mut child = millbase()
+        .args(["query", "--db", db.to_str().unwrap(), "--json", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        for _ in 0..200 {
+            writeln!(stdin, ".WWBW..B/......../.B...... b 0 0").unwrap();
+        }
+        writeln!(stdin, "zz").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 201);
+    assert!(lines[..200].iter().all(|v| v["plies"] == 26));
+    assert!(lines[200]["error"].as_str().unwrap().contains("`zz`"));
     // Placing phase: not covered yet, said plainly.
     let out = q(&["start"]);
     assert_eq!(out.status.code(), Some(2));

@@ -3,11 +3,12 @@
 use super::CliError;
 use clap::Args;
 use millbase::Rules;
-use millbase::notation::{format_move, parse_position};
-use millbase::query::{ProbeError, TableSet};
+use millbase::notation::{PositionInput, format_move, parse_position};
+use millbase::query::{MoveValue, ProbeError, TableSet};
 use millbase::render::render_position;
 use millbase::solve::value::Value;
 use serde::Serialize;
+use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 /// Arguments of `query`.
@@ -19,7 +20,8 @@ pub struct QueryArgs {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
-    /// The position (board string, move list, Sanmill line).
+    /// The position (board string, move list, Sanmill line), or `-` with
+    /// --json to read one position per line from standard input.
     #[arg(value_name = "POSITION", allow_hyphen_values = true)]
     position: String,
 }
@@ -48,11 +50,13 @@ fn describe(v: Value) -> String {
     }
 }
 
-/// `millbase query`.
-pub fn query(rules: &Rules, args: &QueryArgs) -> Result<(), CliError> {
-    let input = parse_position(&args.position, rules).map_err(CliError::input)?;
-    let pos = input.position;
-    let tables = TableSet::open(&args.db, rules);
+/// Probes one position: its input, value and move values.
+fn probe(
+    tables: &TableSet,
+    rules: &Rules,
+    text: &str,
+) -> Result<(PositionInput, Value, Vec<MoveValue>), CliError> {
+    let input = parse_position(text, rules).map_err(CliError::input)?;
     let fail = |e: ProbeError| match e {
         ProbeError::NotCovered(s) => CliError::input(s),
         ProbeError::Table(t) => CliError {
@@ -63,29 +67,97 @@ pub fn query(rules: &Rules, args: &QueryArgs) -> Result<(), CliError> {
             ),
         },
     };
-    let value = tables.probe(&pos).map_err(fail)?;
-    let moves = tables.probe_moves(&pos).map_err(fail)?;
-    let board = rules.board();
-    if args.json {
-        let answer = JsonAnswer {
-            position: pos.board_string(rules),
-            value: value.name(),
-            plies: value.plies(),
-            moves: moves
-                .iter()
-                .map(|m| JsonMove {
-                    mv: format_move(board, &m.mv, input.notation),
-                    value: m.value.name(),
-                    plies: m.value.plies(),
-                })
-                .collect(),
+    let value = tables.probe(&input.position).map_err(fail)?;
+    let moves = tables.probe_moves(&input.position).map_err(fail)?;
+    Ok((input, value, moves))
+}
+
+fn json_answer(
+    rules: &Rules,
+    input: &PositionInput,
+    value: Value,
+    moves: &[MoveValue],
+) -> JsonAnswer {
+    JsonAnswer {
+        position: input.position.board_string(rules),
+        value: value.name(),
+        plies: value.plies(),
+        moves: moves
+            .iter()
+            .map(|m| JsonMove {
+                mv: format_move(rules.board(), &m.mv, input.notation),
+                value: m.value.name(),
+                plies: m.value.plies(),
+            })
+            .collect(),
+    }
+}
+
+/// `millbase query --json -`: one position per line in, one JSON object per
+/// line out; a line that fails gives `{"input": ..., "error": ...}` and the
+/// exit status of the worst failure.
+fn batch(tables: &TableSet, rules: &Rules) -> Result<(), CliError> {
+    let stdin = std::io::stdin();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut worst: Option<CliError> = None;
+    for (n, line) in stdin.lock().lines().enumerate() {
+        let line = line.map_err(|e| CliError::input(format!("reading standard input: {e}")))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let text = match probe(tables, rules, &line) {
+            Ok((input, value, moves)) => {
+                serde_json::to_string(&json_answer(rules, &input, value, &moves))
+            }
+            Err(e) => {
+                let json =
+                    serde_json::to_string(&serde_json::json!({"input": line, "error": e.message}));
+                if worst.as_ref().is_none_or(|w| w.code < e.code) {
+                    worst = Some(CliError {
+                        code: e.code,
+                        message: format!("line {}: {}", n + 1, e.message),
+                    });
+                }
+                json
+            }
         };
+        writeln!(out, "{}", text.expect("serialisable")).map_err(|e| CliError {
+            code: 1,
+            message: format!("writing standard output: {e}"),
+        })?;
+    }
+    out.flush().map_err(|e| CliError {
+        code: 1,
+        message: format!("writing standard output: {e}"),
+    })?;
+    worst.map_or(Ok(()), Err)
+}
+
+/// `millbase query`.
+pub fn query(rules: &Rules, args: &QueryArgs) -> Result<(), CliError> {
+    let tables = TableSet::open(&args.db, rules);
+    if args.position == "-" {
+        if !args.json {
+            return Err(CliError::input(
+                "`query -` (positions on standard input) needs --json",
+            ));
+        }
+        return batch(&tables, rules);
+    }
+    let (input, value, moves) = probe(&tables, rules, &args.position)?;
+    if args.json {
+        let answer = json_answer(rules, &input, value, &moves);
         println!("{}", serde_json::to_string(&answer).expect("serialisable"));
         return Ok(());
     }
-    print!("{}", render_position(board, &pos));
+    let board = rules.board();
+    print!("{}", render_position(board, &input.position));
     println!();
-    println!("{} to move: {}", pos.to_move.name(), describe(value));
+    println!(
+        "{} to move: {}",
+        input.position.to_move.name(),
+        describe(value)
+    );
     for m in &moves {
         println!(
             "  {:<12} {}",
