@@ -294,7 +294,9 @@ impl Pair<'_> {
         let mut done = 0;
         for i in 0..self.idx.len() {
             let values = &self.values[i];
-            let batch = 1 << 22;
+            // Large batches give each destination part many updates, so
+            // the cost of bringing the part into cache is shared.
+            let batch = 1 << 25;
             for start in (0..values.len()).step_by(batch) {
                 let end = (start + batch).min(values.len());
                 let (lists, n) = self.gather(i, code_d, start, end);
@@ -361,7 +363,12 @@ impl Pair<'_> {
             |(children, sets), part| {
                 let mut max_code = 0;
                 for list in lists {
-                    for &p in list.group(part) {
+                    let group = list.group(part);
+                    for (j, &p) in group.iter().enumerate() {
+                        if let Some(&ahead) = group.get(j + 16) {
+                            prefetch(&self.values[o][ahead as usize]);
+                            prefetch(&self.counts[o][ahead as usize]);
+                        }
                         let cell = &self.values[o][p as usize];
                         let v = cell.load(Relaxed);
                         if lost_child {
@@ -399,6 +406,20 @@ impl Pair<'_> {
             },
         );
     }
+}
+
+/// Asks the processor to bring `x` into cache ahead of its use.
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing and cannot fault; the pointer comes
+    // from a reference, so it is valid anyway.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// Destination parts of 2^18 slots: a part's values and counts (768 KB)
