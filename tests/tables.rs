@@ -48,9 +48,12 @@ fn damage(db: &Path, f: impl FnOnce(&mut Vec<u8>)) {
     std::fs::write(&path, bytes).unwrap();
 }
 
+/// A way to damage a table file's bytes.
+type Damage = Box<dyn FnOnce(&mut Vec<u8>)>;
+
 #[test]
 fn every_kind_of_bad_table_is_refused() {
-    let cases: Vec<(&str, Box<dyn FnOnce(&mut Vec<u8>)>, &str)> = vec![
+    let cases: Vec<(&str, Damage, &str)> = vec![
         (
             "truncated",
             Box::new(|b: &mut Vec<u8>| b.truncate(b.len() - 100)),
