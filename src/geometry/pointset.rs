@@ -78,15 +78,6 @@ impl PointSet {
         self.0.count_ones()
     }
 
-    /// The lowest point of the set, if any.
-    pub const fn first_point(self) -> Option<Point> {
-        if self.0 == 0 {
-            None
-        } else {
-            Some(Point::new_unchecked(self.0.trailing_zeros() as u8))
-        }
-    }
-
     /// The points in increasing order.
     pub fn iter(self) -> PointSetIter {
         PointSetIter(self.0)

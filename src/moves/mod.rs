@@ -118,14 +118,6 @@ impl Position {
         next.to_move = !us;
         next
     }
-
-    /// Whether the game is over for the side to move: it has fewer than 3
-    /// stones or no legal move. (Generates the moves: not for hot loops.)
-    pub fn is_lost(&self, rules: &Rules) -> bool {
-        let mut moves = Vec::new();
-        legal_moves(self, rules, &mut moves);
-        moves.is_empty()
-    }
 }
 
 /// Every (from, to) step of a stone of `mine` to an adjacent point of `empty`.

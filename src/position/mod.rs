@@ -197,11 +197,6 @@ impl Position {
         }
     }
 
-    /// Whether the side to move has lost by material (fewer than 3 stones).
-    pub fn side_to_move_short_of_stones(&self) -> bool {
-        self.total(self.to_move) < 3
-    }
-
     /// Whether both sides have placed all their stones.
     pub fn is_moving_phase(&self) -> bool {
         self.hand.white == 0 && self.hand.black == 0
