@@ -222,8 +222,12 @@ pub fn build(
             }
         }
     }
-    report.stats = stats_of_dir(opts.db, rules, &wanted)?;
-    write_stats(opts.db, rules)?;
+    // One read of every table serves both the report and stats.json.
+    let all = write_stats(opts.db, rules)?;
+    report.stats = all
+        .into_iter()
+        .filter(|row| wanted.iter().any(|s| s.to_string() == row.subspace))
+        .collect();
     Ok(report)
 }
 
@@ -238,8 +242,9 @@ pub fn stats_of_dir(
         .collect()
 }
 
-/// Writes `stats.json` for every moving-phase table present.
-pub fn write_stats(db: &Path, rules: &Rules) -> Result<(), BuildError> {
+/// Writes `stats.json` for every moving-phase table present and returns
+/// its rows.
+pub fn write_stats(db: &Path, rules: &Rules) -> Result<Vec<SubspaceStats>, BuildError> {
     let present: Vec<Subspace> = moving_subspaces(rules)
         .into_iter()
         .filter(|&s| table_path(db, rules, s).exists())
@@ -255,5 +260,6 @@ pub fn write_stats(db: &Path, rules: &Rules) -> Result<(), BuildError> {
         serde_json::to_string_pretty(&file).expect("serialisable"),
     )
     .and_then(|_| std::fs::rename(&tmp, &path))
-    .map_err(|e| BuildError::Io(path, e))
+    .map_err(|e| BuildError::Io(path, e))?;
+    Ok(file.subspaces)
 }
