@@ -176,6 +176,7 @@ fn compare(spec: &str, target: &str, subspaces: &[(u32, u32)]) {
         &BuildOptions {
             db: &db,
             subspaces: vec![target.parse().unwrap()],
+            level: millbase::table::DEFAULT_LEVEL,
         },
         &NoProgress,
     )
@@ -243,6 +244,7 @@ fn gasser_example_and_3_3_figures() {
         &BuildOptions {
             db: &db,
             subspaces: vec!["3-3".parse().unwrap()],
+            level: millbase::table::DEFAULT_LEVEL,
         },
         &NoProgress,
     )

@@ -13,9 +13,29 @@ fn millbase(args: &[&str]) -> std::process::Output {
 fn fresh_db(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("millbase-tables-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = millbase(&["build", "--db", dir.to_str().unwrap(), "--subspaces", "3-3"]);
+    let out = millbase(&["build", "--db", dir.to_str().unwrap(), "--subspaces", "4-3"]);
     assert!(out.status.success());
     dir
+}
+
+/// Positions in a format-2 file: (block count, start of the block index).
+fn layout(bytes: &[u8]) -> (usize, usize) {
+    let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap()) as usize;
+    (u32_at(36), 60 + u32_at(48))
+}
+
+/// (offset, length) of every block of the code section.
+fn code_blocks(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let (n, index) = layout(bytes);
+    (n..2 * n)
+        .map(|i| {
+            let e = &bytes[index + 24 * i..index + 24 * i + 24];
+            (
+                u64::from_le_bytes(e[..8].try_into().unwrap()) as usize,
+                u32::from_le_bytes(e[8..12].try_into().unwrap()) as usize,
+            )
+        })
+        .collect()
 }
 
 const GASSER: &str = ".WWBW..B/......../.B...... b 0 0";
@@ -57,15 +77,31 @@ fn every_kind_of_bad_table_is_refused() {
         (
             "truncated",
             Box::new(|b: &mut Vec<u8>| b.truncate(b.len() - 100)),
-            "expected 210140 slots",
+            "last block ends at",
         ),
         (
-            "flipped data byte",
+            "flipped byte in every code block",
             Box::new(|b: &mut Vec<u8>| {
-                let i = b.len() / 2;
-                b[i] ^= 1
+                for (off, len) in code_blocks(b) {
+                    b[off + len / 2] ^= 1;
+                }
             }),
-            "checksum",
+            "fails its checksum",
+        ),
+        (
+            "flipped byte in the block index",
+            Box::new(|b: &mut Vec<u8>| {
+                let (n, index) = layout(b);
+                for i in n..2 * n {
+                    b[index + 24 * i] ^= 4;
+                }
+            }),
+            "is corrupt",
+        ),
+        (
+            "flipped header byte",
+            Box::new(|b: &mut Vec<u8>| b[25] ^= 1),
+            "header checksum mismatch",
         ),
         (
             "flipped magic",
@@ -76,11 +112,6 @@ fn every_kind_of_bad_table_is_refused() {
             "newer version",
             Box::new(|b: &mut Vec<u8>| b[8] = 9),
             "format version 9",
-        ),
-        (
-            "flipped subspace",
-            Box::new(|b: &mut Vec<u8>| b[13] = 4),
-            "holds subspace 4-3",
         ),
         (
             "empty file",
@@ -95,6 +126,28 @@ fn every_kind_of_bad_table_is_refused() {
         assert!(e.contains(needle) && e.contains("3-3.mbt"), "{what}: {e}");
         let _ = std::fs::remove_dir_all(db);
     }
+}
+
+#[test]
+fn a_table_of_another_subspace_is_refused() {
+    let db = fresh_db("subspace");
+    let dir = db.join("standard");
+    std::fs::copy(dir.join("3-4.mbt"), dir.join("3-3.mbt")).unwrap();
+    let e = query_error(&db, "standard");
+    assert!(e.contains("holds subspace 3-4"), "{e}");
+    let _ = std::fs::remove_dir_all(db);
+}
+
+#[test]
+fn a_missing_table_names_the_file_and_the_build_command() {
+    let db = fresh_db("missing");
+    std::fs::remove_file(db.join("standard").join("3-3.mbt")).unwrap();
+    let e = query_error(&db, "standard");
+    assert!(
+        e.contains("3-3.mbt is missing") && e.contains("millbase build --rules standard"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(db);
 }
 
 #[test]

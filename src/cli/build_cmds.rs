@@ -25,6 +25,10 @@ pub struct BuildArgs {
     /// Only these subspaces (comma-separated, e.g. `4-4,5-3`) and what they need.
     #[arg(long, value_delimiter = ',')]
     subspaces: Vec<String>,
+    /// zstd compression level of the table files (1..=22; higher is
+    /// smaller and slower to write, reading speed is about the same).
+    #[arg(long, default_value_t = millbase::table::DEFAULT_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
+    zstd_level: i32,
 }
 
 /// Arguments of `stats`.
@@ -186,6 +190,7 @@ pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
         &BuildOptions {
             db: &args.db,
             subspaces,
+            level: args.zstd_level,
         },
         &progress,
     )
@@ -196,9 +201,10 @@ pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
     progress.overall.finish_and_clear();
     progress.phase.finish_and_clear();
     eprintln!(
-        "built {} pairs, {} found on disk, in {:.1} s; tables in {}",
+        "built {} pairs, {} found on disk, {} converted from format 1, in {:.1} s; tables in {}",
         report.computed,
         report.skipped,
+        report.converted,
         start.elapsed().as_secs_f64(),
         rules_dir(&args.db, rules).display()
     );

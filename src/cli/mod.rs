@@ -5,6 +5,7 @@ mod build_cmds;
 mod index_cmds;
 mod position_cmds;
 mod query_cmds;
+mod table_cmds;
 
 use clap::{Parser, Subcommand};
 use millbase::Rules;
@@ -40,6 +41,11 @@ pub enum Command {
     Query(query_cmds::QueryArgs),
     /// Per-subspace counts of wins, draws and losses of the built tables.
     Stats(build_cmds::StatsArgs),
+    /// Verify tables: every checksum, and every slot against its children
+    /// by forward move generation (independent of the solver).
+    Check(table_cmds::CheckArgs),
+    /// The tables present under a folder: rule set, sizes, checksums.
+    Info(table_cmds::InfoArgs),
     /// One row per moving-phase subspace: slots, positions (symmetry classes), density.
     IndexInfo(index_cmds::IndexInfoArgs),
     /// Exhaustive round trip of a subspace's index over every slot.
@@ -78,6 +84,8 @@ pub fn run() -> i32 {
             Command::Build(a) => build_cmds::build_cmd(&rules, a),
             Command::Query(a) => query_cmds::query(&rules, a),
             Command::Stats(a) => build_cmds::stats_cmd(&rules, a),
+            Command::Check(a) => table_cmds::check_cmd(&rules, a),
+            Command::Info(a) => table_cmds::info_cmd(&rules, a),
             Command::IndexInfo(a) => index_cmds::index_info(&rules, a),
             Command::CheckIndex(a) => index_cmds::check_index(&rules, a),
         });

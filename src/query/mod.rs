@@ -1,21 +1,87 @@
-//! Reading values of positions from the tables.
+//! Reading values of positions from the tables: the library API.
+//!
+//! Open a table folder once with [`TableSet::open`], then probe from as
+//! many threads as you like: tables are memory-mapped on first use and
+//! decompressed blocks are kept in a bounded cache shared by all threads.
+//!
+//! ```no_run
+//! use millbase::query::TableSet;
+//! use millbase::{Position, Rules};
+//! let rules = Rules::STANDARD;
+//! let tables = TableSet::open(std::path::Path::new("db"), &rules);
+//! let pos: Position = millbase::notation::parse_position(
+//!     ".WWBW..B/......../.B...... b 0 0", &rules).unwrap().position;
+//! println!("{:?}", tables.probe(&pos));
+//! ```
 
 use crate::index::{Indexer, Subspace};
 use crate::position::Position;
 use crate::rules::Rules;
-use crate::solve::build::load_table;
+use crate::solve::build::open_table;
 use crate::solve::value::Value;
-use crate::table::{Table, TableError};
+use crate::table::{MappedTable, Section, TableError, Wdl};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
-/// A rule set's table folder, opened once; tables load on first use.
+/// Decompressed blocks kept by default (4 KiB win/draw/loss or 16 KiB code
+/// blocks): 64 MiB at most.
+pub const DEFAULT_CACHE_BLOCKS: usize = 4096;
+const SHARDS: usize = 16;
+
+type BlockKey = (Subspace, Section, u32);
+
+/// A bounded cache of decompressed blocks, sharded to keep threads apart.
+struct BlockCache {
+    shards: Vec<Mutex<HashMap<BlockKey, Arc<Vec<u8>>>>>,
+    per_shard: usize,
+}
+
+impl BlockCache {
+    fn new(blocks: usize) -> BlockCache {
+        BlockCache {
+            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            per_shard: blocks.div_ceil(SHARDS).max(1),
+        }
+    }
+
+    fn shard(&self, key: &BlockKey) -> &Mutex<HashMap<BlockKey, Arc<Vec<u8>>>> {
+        let h = (key.0.w as usize * 31 + key.0.b as usize) * 7 + key.1 as usize + key.2 as usize * 13;
+        &self.shards[h % SHARDS]
+    }
+
+    fn get_or_load(
+        &self,
+        key: BlockKey,
+        load: impl FnOnce() -> Result<Vec<u8>, TableError>,
+    ) -> Result<Arc<Vec<u8>>, TableError> {
+        let shard = self.shard(&key);
+        if let Some(b) = shard.lock().unwrap().get(&key) {
+            return Ok(b.clone());
+        }
+        // Decompress outside the lock; two threads may both do it once.
+        let block = Arc::new(load()?);
+        let mut map = shard.lock().unwrap();
+        if map.len() >= self.per_shard {
+            // Evict an arbitrary half: hash order is as good as random here.
+            let drop: Vec<BlockKey> = map.keys().take(self.per_shard / 2 + 1).copied().collect();
+            for k in drop {
+                map.remove(&k);
+            }
+        }
+        map.insert(key, block.clone());
+        Ok(block)
+    }
+}
+
+/// A rule set's table folder, opened once; tables are mapped on first use.
+/// Safe to share between threads.
 pub struct TableSet {
     db: PathBuf,
     rules: Rules,
     indexer: &'static Indexer,
-    tables: RwLock<HashMap<Subspace, Arc<Table>>>,
+    tables: RwLock<HashMap<Subspace, Arc<MappedTable>>>,
+    cache: BlockCache,
 }
 
 /// Why a probe failed.
@@ -38,47 +104,114 @@ impl std::fmt::Display for ProbeError {
 
 impl std::error::Error for ProbeError {}
 
+impl From<TableError> for ProbeError {
+    fn from(e: TableError) -> Self {
+        ProbeError::Table(e)
+    }
+}
+
+/// Where a position's value is stored.
+enum Lookup {
+    /// Decided without a table (the side to move has fewer than 3 stones).
+    Known(Value),
+    /// In this slot of this subspace's table.
+    Slot(Subspace, u64),
+}
+
 impl TableSet {
     /// Opens the tables of `rules` under `db` (nothing is read yet).
     pub fn open(db: &Path, rules: &Rules) -> TableSet {
+        TableSet::with_cache(db, rules, DEFAULT_CACHE_BLOCKS)
+    }
+
+    /// Like [`TableSet::open`], keeping at most `blocks` decompressed blocks.
+    pub fn with_cache(db: &Path, rules: &Rules, blocks: usize) -> TableSet {
         TableSet {
             db: db.to_path_buf(),
             rules: *rules,
             indexer: Indexer::for_board(rules.board()),
             tables: RwLock::new(HashMap::new()),
+            cache: BlockCache::new(blocks),
         }
     }
 
-    fn table(&self, s: Subspace) -> Result<Arc<Table>, ProbeError> {
+    /// The rule set.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    fn table(&self, s: Subspace) -> Result<Arc<MappedTable>, ProbeError> {
         if let Some(t) = self.tables.read().unwrap().get(&s) {
             return Ok(t.clone());
         }
-        let t = Arc::new(load_table(&self.db, &self.rules, s).map_err(ProbeError::Table)?);
+        let t = Arc::new(open_table(&self.db, &self.rules, s)?);
         self.tables.write().unwrap().insert(s, t.clone());
         Ok(t)
     }
 
-    /// The value of a moving-phase position for the side to move.
-    pub fn probe(&self, pos: &Position) -> Result<Value, ProbeError> {
-        let us = pos.stones[pos.to_move];
-        let them = pos.stones[!pos.to_move];
+    fn locate(&self, pos: &Position) -> Result<Lookup, ProbeError> {
         if !pos.is_moving_phase() {
             return Err(ProbeError::NotCovered(
-                "placing-phase positions (stones in hand) have no tables yet".into(),
+                "placing-phase positions (stones in hand) have no tables yet; \
+                 only positions with both hands empty can be queried"
+                    .into(),
             ));
         }
+        let us = pos.stones[pos.to_move];
+        let them = pos.stones[!pos.to_move];
         if us.len() < 3 {
-            return Ok(Value::Loss(0));
+            return Ok(Lookup::Known(Value::Loss(0)));
         }
         let s = Subspace::moving(us.len() as u8, them.len() as u8);
-        let table = self.table(s)?;
-        let slot = self.indexer.subspace(s.w, s.b).slot(us, them);
-        Value::from_code(table.code(slot)).ok_or_else(|| {
-            ProbeError::Table(TableError::Corrupt(
-                self.db.clone(),
-                format!("slot {slot} of {s} is marked unused"),
-            ))
-        })
+        Ok(Lookup::Slot(s, self.indexer.subspace(s.w, s.b).slot(us, them)))
+    }
+
+    fn cached_block(
+        &self,
+        table: &MappedTable,
+        s: Subspace,
+        section: Section,
+        slot: u64,
+    ) -> Result<Arc<Vec<u8>>, ProbeError> {
+        let block = (slot / table.block_slots()) as u32;
+        Ok(self
+            .cache
+            .get_or_load((s, section, block), || table.block(section, block))?)
+    }
+
+    fn unused(&self, s: Subspace, slot: u64) -> ProbeError {
+        ProbeError::Table(TableError::Corrupt(
+            self.db.clone(),
+            format!("slot {slot} of {s} is marked unused, but a position maps to it"),
+        ))
+    }
+
+    /// The value of a moving-phase position for the side to move, with the
+    /// plies to the end.
+    pub fn probe(&self, pos: &Position) -> Result<Value, ProbeError> {
+        match self.locate(pos)? {
+            Lookup::Known(v) => Ok(v),
+            Lookup::Slot(s, slot) => {
+                let table = self.table(s)?;
+                let block = self.cached_block(&table, s, Section::Codes, slot)?;
+                Value::from_code(table.code_in(&block, slot)).ok_or_else(|| self.unused(s, slot))
+            }
+        }
+    }
+
+    /// Win, draw or loss of a moving-phase position for the side to move,
+    /// reading only the (smaller) win/draw/loss section.
+    pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        match self.locate(pos)? {
+            Lookup::Known(_) => Ok(Wdl::Loss),
+            Lookup::Slot(s, slot) => {
+                let table = self.table(s)?;
+                let block = self.cached_block(&table, s, Section::Wdl, slot)?;
+                table
+                    .wdl_in(&block, slot)
+                    .ok_or_else(|| self.unused(s, slot))
+            }
+        }
     }
 }
 

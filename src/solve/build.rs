@@ -4,7 +4,7 @@
 use super::{Exits, Progress, SubspaceStats, solve_pair};
 use crate::index::{Indexer, Subspace};
 use crate::rules::Rules;
-use crate::table::{Table, TableError, rules_dir, table_path};
+use crate::table::{MappedTable, Table, TableError, rules_dir, table_path};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;
@@ -109,10 +109,44 @@ fn pair_subspaces((w, b): PairId) -> Vec<Subspace> {
     }
 }
 
-/// Reads a finished table, checking it fully.
+fn slots_of(rules: &Rules, s: Subspace) -> u64 {
+    Indexer::for_board(rules.board()).subspace(s.w, s.b).slots()
+}
+
+/// Reads and decodes a finished table, checking every block.
 pub fn load_table(db: &Path, rules: &Rules, s: Subspace) -> Result<Table, TableError> {
-    let slots = Indexer::for_board(rules.board()).subspace(s.w, s.b).slots();
-    Table::read(&table_path(db, rules, s), rules, s, slots)
+    Table::read(&table_path(db, rules, s), rules, s, slots_of(rules, s))
+}
+
+/// Opens a finished table through a memory map, checking its header only.
+pub fn open_table(db: &Path, rules: &Rules, s: Subspace) -> Result<MappedTable, TableError> {
+    MappedTable::open(&table_path(db, rules, s), rules, s, slots_of(rules, s))
+}
+
+/// What is on disk for a pair.
+enum OnDisk {
+    /// Every table is there and every checksum holds.
+    Sound,
+    /// Every table is there in format 1 (decoded here, to be rewritten).
+    OldFormat(Vec<Table>),
+    /// Something is missing or damaged: solve the pair.
+    Solve,
+}
+
+fn on_disk(db: &Path, rules: &Rules, subs: &[Subspace]) -> OnDisk {
+    let sound = subs
+        .iter()
+        .all(|&s| open_table(db, rules, s).and_then(|t| t.verify()).is_ok());
+    if sound {
+        return OnDisk::Sound;
+    }
+    let old: Option<Vec<Table>> = subs
+        .iter()
+        .map(|&s| {
+            Table::read_old_format(&table_path(db, rules, s), rules, s, slots_of(rules, s)).ok()
+        })
+        .collect();
+    old.map_or(OnDisk::Solve, OnDisk::OldFormat)
 }
 
 /// Options of a build.
@@ -121,6 +155,8 @@ pub struct BuildOptions<'a> {
     pub db: &'a Path,
     /// Subspaces wanted (all moving-phase subspaces when empty).
     pub subspaces: Vec<Subspace>,
+    /// zstd level of the table files ([`crate::table::DEFAULT_LEVEL`]).
+    pub level: i32,
 }
 
 /// What a build did.
@@ -129,6 +165,8 @@ pub struct BuildReport {
     pub computed: usize,
     /// Pairs found finished on disk.
     pub skipped: usize,
+    /// Pairs found in format 1 and rewritten in the current format.
+    pub converted: usize,
     /// Stats of every wanted subspace's table.
     pub stats: Vec<SubspaceStats>,
 }
@@ -160,6 +198,7 @@ pub fn build(
     let mut report = BuildReport {
         computed: 0,
         skipped: 0,
+        converted: 0,
         stats: Vec::new(),
     };
     let mut exits = Exits::new(rules.board());
@@ -184,17 +223,25 @@ pub fn build(
                 exits.remove(s.w, s.b);
             }
         }
-        let on_disk: Option<Vec<Table>> = subs
-            .iter()
-            .map(|&s| load_table(opts.db, rules, s).ok())
-            .collect();
-        let tables = match on_disk {
-            Some(t) => {
+        let write = |tables: &[Table]| -> Result<(), TableError> {
+            for t in tables {
+                t.write(&table_path(opts.db, rules, t.subspace), rules, opts.level)?;
+            }
+            Ok(())
+        };
+        let tables = match on_disk(opts.db, rules, &subs) {
+            OnDisk::Sound => {
                 report.skipped += 1;
                 progress.pair_skipped(&name, slots);
-                t
+                None
             }
-            None => {
+            OnDisk::OldFormat(tables) => {
+                write(&tables)?;
+                report.converted += 1;
+                progress.pair_skipped(&name, slots);
+                Some(tables)
+            }
+            OnDisk::Solve => {
                 for dep in dependencies(rules, pair) {
                     for s in pair_subspaces(dep) {
                         if !exits.has(s.w, s.b) {
@@ -206,17 +253,22 @@ pub fn build(
                 let start = Instant::now();
                 let tables = solve_pair(rules, pair.0, pair.1, &exits, progress)
                     .map_err(BuildError::Solve)?;
-                for t in &tables {
-                    t.write(&table_path(opts.db, rules, t.subspace), rules)?;
-                }
+                write(&tables)?;
                 let stats: Vec<SubspaceStats> =
                     tables.iter().map(SubspaceStats::of_table).collect();
                 progress.pair_finished(&name, slots, &stats, start.elapsed().as_secs_f64());
                 report.computed += 1;
-                tables
+                Some(tables)
             }
         };
         if later.contains(&pair) {
+            let tables = match tables {
+                Some(t) => t,
+                None => subs
+                    .iter()
+                    .map(|&s| load_table(opts.db, rules, s))
+                    .collect::<Result<_, _>>()?,
+            };
             for t in tables {
                 exits.insert(t);
             }

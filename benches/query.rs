@@ -1,0 +1,127 @@
+//! Probe latency from built tables: cold (first probe after opening the
+//! table folder) and warm (tables mapped; block cached, or not).
+//!
+//! `MILLBASE_DB=/path/to/db cargo bench --bench query` (default `db`),
+//! `MILLBASE_RULES` (default `standard`). Needs the moving-phase tables.
+
+use millbase::query::TableSet;
+use millbase::solve::build::moving_subspaces;
+use millbase::table::table_path;
+use millbase::{ByColor, Color, Point, PointSet, Position, Rules};
+use std::path::PathBuf;
+use std::time::Instant;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn random_position(rng: &mut Rng, rules: &Rules, w: u8, b: u8) -> Position {
+    let size = rules.board().size as u64;
+    let mut take = |n: u8, used: PointSet| {
+        let mut s = PointSet(0);
+        while s.len() < n as u32 {
+            let p = Point::new((rng.next() % size) as u8).expect("on the board");
+            if !used.contains(p) {
+                s = s.with(p);
+            }
+        }
+        s
+    };
+    let white = take(w, PointSet(0));
+    let black = take(b, white);
+    Position {
+        stones: ByColor { white, black },
+        hand: ByColor::default(),
+        to_move: Color::White,
+    }
+}
+
+fn percentile(v: &mut [f64], p: f64) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[((v.len() - 1) as f64 * p) as usize]
+}
+
+fn main() {
+    let db = PathBuf::from(std::env::var("MILLBASE_DB").unwrap_or_else(|_| "db".into()));
+    let rules: Rules = std::env::var("MILLBASE_RULES")
+        .unwrap_or_else(|_| "standard".into())
+        .parse()
+        .expect("rules");
+    let subs: Vec<_> = moving_subspaces(&rules)
+        .into_iter()
+        .filter(|&s| table_path(&db, &rules, s).exists())
+        .collect();
+    if subs.is_empty() {
+        eprintln!(
+            "no tables in {} (set MILLBASE_DB); nothing to measure",
+            db.display()
+        );
+        return;
+    }
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let pick = |rng: &mut Rng| {
+        let s = subs[(rng.next() % subs.len() as u64) as usize];
+        random_position(rng, &rules, s.w, s.b)
+    };
+
+    // Cold: a fresh TableSet each time, first probe in a random subspace.
+    let mut cold: Vec<f64> = (0..200)
+        .map(|_| {
+            let pos = pick(&mut rng);
+            let t = Instant::now();
+            let tables = TableSet::open(&db, &rules);
+            tables.probe(&pos).expect("probe");
+            t.elapsed().as_secs_f64() * 1e6
+        })
+        .collect();
+    println!(
+        "cold probe (open + first probe), 200 runs: median {:.0} us, p99 {:.0} us, max {:.0} us",
+        percentile(&mut cold, 0.5),
+        percentile(&mut cold, 0.99),
+        percentile(&mut cold, 1.0)
+    );
+
+    let tables = TableSet::open(&db, &rules);
+    let positions: Vec<Position> = (0..20_000).map(|_| pick(&mut rng)).collect();
+    // Random positions, blocks mostly not cached: decompress one block each.
+    let t = Instant::now();
+    for p in &positions {
+        tables.probe(p).expect("probe");
+    }
+    let miss = t.elapsed().as_secs_f64() * 1e6 / positions.len() as f64;
+    // The same positions again, a few at a time: blocks cached.
+    let few = &positions[..500];
+    for p in few {
+        tables.probe(p).expect("probe");
+    }
+    let rounds = 200;
+    let t = Instant::now();
+    for _ in 0..rounds {
+        for p in few {
+            tables.probe(p).expect("probe");
+        }
+    }
+    let hit = t.elapsed().as_secs_f64() * 1e6 / (rounds * few.len()) as f64;
+    // Win/draw/loss only, random positions.
+    let t = Instant::now();
+    for p in &positions[..5000] {
+        tables.probe_wdl(p).expect("probe");
+    }
+    let wdl = t.elapsed().as_secs_f64() * 1e6 / 5000.0;
+    // A position and all its moves (what `query` does).
+    let t = Instant::now();
+    for p in &positions[5000..7000] {
+        tables.probe_moves(p).expect("probe");
+    }
+    let moves = t.elapsed().as_secs_f64() * 1e6 / 2000.0;
+    println!("warm probe, random position (block decompressed): {miss:.1} us");
+    println!("warm probe, block cached: {hit:.2} us");
+    println!("warm win/draw/loss probe, random position: {wdl:.1} us");
+    println!("warm probe of every move of a random position: {moves:.0} us");
+}

@@ -1,0 +1,244 @@
+//! `check` and `info`: what is on disk, and whether it is right.
+
+use super::CliError;
+use clap::Args;
+use millbase::Rules;
+use millbase::consistency::{SubspaceCheck, check_subspaces};
+use millbase::index::Subspace;
+use millbase::solve::build::moving_subspaces;
+use millbase::table::{MappedTable, Section, TableError};
+use std::path::{Path, PathBuf};
+
+/// Arguments of `check`.
+#[derive(Args)]
+pub struct CheckArgs {
+    /// Table folder.
+    #[arg(long, default_value = "db")]
+    db: PathBuf,
+    /// Only these subspaces (comma-separated, e.g. `4-4,5-3`); default: all.
+    #[arg(long, value_delimiter = ',')]
+    subspaces: Vec<String>,
+}
+
+/// Arguments of `info`.
+#[derive(Args)]
+pub struct InfoArgs {
+    /// Table folder.
+    #[arg(long, default_value = "db")]
+    db: PathBuf,
+}
+
+fn table_failure(e: TableError, rules: &Rules) -> CliError {
+    let hint = match e {
+        TableError::Missing(_) => format!(
+            " (make it with `millbase build --rules {}`)",
+            rules.short_name()
+        ),
+        _ => String::new(),
+    };
+    CliError {
+        code: 1,
+        message: format!("{e}{hint}"),
+    }
+}
+
+fn show_value(v: Option<millbase::solve::value::Value>) -> String {
+    match v {
+        None => "unused".into(),
+        Some(v) => match v.plies() {
+            Some(p) => format!("{} in {p}", v.name()),
+            None => v.name().into(),
+        },
+    }
+}
+
+fn print_check(r: &SubspaceCheck) {
+    if r.bad == 0 {
+        println!(
+            "{:<6} {:>12} slots  consistent  ({:.1} s)",
+            r.subspace.to_string(),
+            r.slots,
+            r.seconds
+        );
+        return;
+    }
+    println!(
+        "{:<6} {:>12} slots  {} INCONSISTENT  ({:.1} s)",
+        r.subspace.to_string(),
+        r.slots,
+        r.bad,
+        r.seconds
+    );
+    for b in &r.first_bad {
+        println!(
+            "    slot {} ({} w): table says {}, its children say {}",
+            b.slot,
+            b.position,
+            show_value(b.stored),
+            show_value(b.expected)
+        );
+    }
+}
+
+/// `millbase check`.
+pub fn check_cmd(rules: &Rules, args: &CheckArgs) -> Result<(), CliError> {
+    let all = moving_subspaces(rules);
+    let subspaces: Vec<Subspace> = if args.subspaces.is_empty() {
+        all
+    } else {
+        let list = args
+            .subspaces
+            .iter()
+            .map(|s| s.parse::<Subspace>().map_err(CliError::input))
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some(s) = list.iter().find(|s| !all.contains(s)) {
+            return Err(CliError::input(format!(
+                "subspace {s} is not a moving-phase subspace of rules {}",
+                rules.short_name()
+            )));
+        }
+        list
+    };
+    let start = std::time::Instant::now();
+    let results = check_subspaces(&args.db, rules, &subspaces, print_check)
+        .map_err(|e| table_failure(e, rules))?;
+    let slots: u64 = results.iter().map(|r| r.slots).sum();
+    let bad: u64 = results.iter().map(|r| r.bad).sum();
+    println!(
+        "checked {} tables, {slots} slots, every checksum and every slot against its children, in {:.1} s",
+        results.len(),
+        start.elapsed().as_secs_f64()
+    );
+    if bad > 0 {
+        return Err(CliError {
+            code: 1,
+            message: format!("{bad} slots disagree with their children (see above)"),
+        });
+    }
+    println!("all consistent");
+    Ok(())
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+/// `millbase info`.
+pub fn info_cmd(_rules: &Rules, args: &InfoArgs) -> Result<(), CliError> {
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(&args.db)
+        .map_err(|e| CliError {
+            code: 1,
+            message: format!("cannot read table folder {}: {e}", args.db.display()),
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    folders.sort();
+    let mut bad = 0usize;
+    let mut any = false;
+    for folder in folders {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
+            .map(|d| {
+                d.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "mbt"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if files.is_empty() {
+            continue;
+        }
+        any = true;
+        files.sort_by_key(|p| {
+            p.file_stem()
+                .and_then(|s| s.to_str())
+                .and_then(|s| s.parse::<Subspace>().ok())
+                .map(|s| (s.w + s.b, s.w, s.b))
+        });
+        bad += info_folder(&folder, &files);
+    }
+    if !any {
+        return Err(CliError {
+            code: 1,
+            message: format!(
+                "no tables in {} (make them with `millbase build`)",
+                args.db.display()
+            ),
+        });
+    }
+    if bad > 0 {
+        return Err(CliError {
+            code: 1,
+            message: format!("{bad} tables are damaged (see above)"),
+        });
+    }
+    Ok(())
+}
+
+/// Prints one rule set's folder; returns the number of bad tables.
+fn info_folder(folder: &Path, files: &[PathBuf]) -> usize {
+    println!("{}", folder.display());
+    let mut rules_text: Option<String> = None;
+    let (mut total, mut wdl, mut codes, mut slots, mut bad) = (0u64, 0u64, 0u64, 0u64, 0usize);
+    println!(
+        "  {:<8} {:>12} {:>12} {:>12} {:>12}  checksums",
+        "table", "slots", "file", "wdl", "codes"
+    );
+    for path in files {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let table = match MappedTable::open_any(path) {
+            Ok(t) => t,
+            Err(e) => {
+                println!("  {name:<8} DAMAGED: {e}");
+                bad += 1;
+                continue;
+            }
+        };
+        let info = table.info();
+        if rules_text.is_none() {
+            rules_text = Some(info.rules.clone());
+        } else if rules_text.as_deref() != Some(info.rules.as_str()) {
+            println!("  {name:<8} built for other rules: {}", info.rules);
+        }
+        let verdict = match table.verify() {
+            Ok(()) => "OK".to_string(),
+            Err(e) => {
+                bad += 1;
+                format!("DAMAGED: {e}")
+            }
+        };
+        let (w, c) = (
+            table.section_bytes(Section::Wdl),
+            table.section_bytes(Section::Codes),
+        );
+        println!(
+            "  {:<8} {:>12} {:>12} {:>12} {:>12}  {verdict}",
+            info.subspace.to_string(),
+            info.slots,
+            mib(table.file_bytes()),
+            mib(w),
+            mib(c)
+        );
+        total += table.file_bytes();
+        wdl += w;
+        codes += c;
+        slots += info.slots;
+    }
+    println!(
+        "  {:<8} {:>12} {:>12} {:>12} {:>12}  {} tables, {}",
+        "total",
+        slots,
+        mib(total),
+        mib(wdl),
+        mib(codes),
+        files.len(),
+        if bad == 0 {
+            "all checksums OK".to_string()
+        } else {
+            format!("{bad} damaged")
+        }
+    );
+    if let Some(r) = rules_text {
+        println!("  rules: {r}");
+    }
+    bad
+}

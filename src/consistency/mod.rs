@@ -1,0 +1,212 @@
+//! Forward verification of finished tables, independent of the solver.
+//!
+//! Every slot of a table is checked against the tables of its children,
+//! using only forward move generation ([`crate::moves::legal_moves`] and
+//! [`Position::play`]) and the indexer; nothing from the solver's unmove
+//! path or its propagation is used. A stored value is right when it equals
+//! the best child value from the mover's side (the fastest win, else a
+//! draw, else the slowest loss), a blocked position is a loss in 0, and an
+//! unused slot is exactly a slot whose position is not its class's
+//! canonical form. Together these local conditions pin down every win and
+//! loss with its plies (induction on the plies), and leave draws exactly
+//! where neither side can force a win.
+
+use crate::geometry::PointSet;
+use crate::index::{Indexer, Subspace, SubspaceIndex};
+use crate::moves::legal_moves;
+use crate::position::{ByColor, Color, Position};
+use crate::query::best_first;
+use crate::rules::Rules;
+use crate::solve::build::{load_table, open_table};
+use crate::solve::value::Value;
+use crate::table::{Table, TableError};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// One slot whose stored value is wrong.
+#[derive(Clone, Debug)]
+pub struct BadSlot {
+    /// The subspace.
+    pub subspace: Subspace,
+    /// The slot.
+    pub slot: u64,
+    /// The position (board string, White to move).
+    pub position: String,
+    /// What the table says (`None`: marked unused).
+    pub stored: Option<Value>,
+    /// What the children say (`None`: the slot should be unused).
+    pub expected: Option<Value>,
+}
+
+/// The outcome of checking one subspace.
+#[derive(Clone, Debug)]
+pub struct SubspaceCheck {
+    /// The subspace.
+    pub subspace: Subspace,
+    /// Slots checked.
+    pub slots: u64,
+    /// Slots whose value is wrong.
+    pub bad: u64,
+    /// The first few wrong slots, in slot order.
+    pub first_bad: Vec<BadSlot>,
+    /// Seconds taken.
+    pub seconds: f64,
+}
+
+const KEEP_BAD: usize = 5;
+
+/// Checks the tables of `subspaces` (all checksums, then every slot
+/// against its children). Table errors (missing, corrupt) stop the check.
+pub fn check_subspaces(
+    db: &Path,
+    rules: &Rules,
+    subspaces: &[Subspace],
+    mut report: impl FnMut(&SubspaceCheck),
+) -> Result<Vec<SubspaceCheck>, TableError> {
+    let mut loaded: HashMap<Subspace, Table> = HashMap::new();
+    let mut out = Vec::new();
+    for &s in subspaces {
+        let start = std::time::Instant::now();
+        open_table(db, rules, s)?.verify()?;
+        let needed = children_subspaces(s);
+        loaded.retain(|k, _| needed.contains(k));
+        for &n in &needed {
+            if !loaded.contains_key(&n) {
+                loaded.insert(n, load_table(db, rules, n)?);
+            }
+        }
+        let mut result = check_one(rules, s, &loaded)?;
+        result.seconds = start.elapsed().as_secs_f64();
+        report(&result);
+        out.push(result);
+    }
+    Ok(out)
+}
+
+/// The tables a position of `s` (side to move first) and its children need.
+fn children_subspaces(s: Subspace) -> Vec<Subspace> {
+    // After a move the opponent is to move with `b` stones or fewer
+    // (captures), against our `w`.
+    let mut out = vec![s];
+    for x in 3..=s.b {
+        out.push(Subspace::moving(x, s.w));
+    }
+    out.sort_by_key(|t| (t.w, t.b));
+    out.dedup();
+    out
+}
+
+fn check_one(
+    rules: &Rules,
+    s: Subspace,
+    tables: &HashMap<Subspace, Table>,
+) -> Result<SubspaceCheck, TableError> {
+    let indexer = Indexer::for_board(rules.board());
+    let index = indexer.subspace(s.w, s.b);
+    let table = &tables[&s];
+    let bad_count = AtomicU64::new(0);
+    // Tables and indexes by stone counts, for cheap lookups.
+    let mut by_counts: Vec<Option<(SubspaceIndex<'_>, &Table)>> = (0..25 * 25).map(|_| None).collect();
+    for (t, table) in tables {
+        by_counts[t.w as usize * 25 + t.b as usize] = Some((indexer.subspace(t.w, t.b), table));
+    }
+    let value_of = |us: PointSet, them: PointSet| -> Option<Value> {
+        if us.len() < 3 {
+            return Some(Value::Loss(0));
+        }
+        let (index, table) = by_counts[us.len() as usize * 25 + them.len() as usize]
+            .as_ref()
+            .expect("the tables of every child are loaded");
+        Value::from_code(table.code(index.slot(us, them)))
+    };
+    // Children without a capture: the mover's stones stay `them`, so their
+    // side of the index is prepared once per position.
+    let (quiet_index, quiet_table) = by_counts[s.b as usize * 25 + s.w as usize]
+        .as_ref()
+        .expect("the twin table is loaded");
+    let mut first_bad: Vec<BadSlot> = (0..index.orbits())
+        .into_par_iter()
+        .fold(Vec::new, |mut bad: Vec<BadSlot>, orbit| {
+            let mut moves = Vec::new();
+            index.for_each_in_block(orbit, |slot, us, them, canonical| {
+                let stored = Value::from_code(table.code(slot));
+                let pos = Position {
+                    stones: ByColor {
+                        white: us,
+                        black: them,
+                    },
+                    hand: ByColor::default(),
+                    to_move: Color::White,
+                };
+                let expected = if !canonical {
+                    None
+                } else {
+                    legal_moves(&pos, rules, &mut moves);
+                    let prepared = quiet_index.prepare(them);
+                    if moves.is_empty() {
+                        Some(Value::Loss(0))
+                    } else {
+                        // `None` if a child's slot is marked unused: then no
+                        // stored value can be right.
+                        let mut best: Option<Value> = None;
+                        for m in &moves {
+                            let child = pos.play(m);
+                            // Black is to move in the child.
+                            let (cu, ct) = (child.stones.black, child.stones.white);
+                            let v = if cu == them {
+                                Value::from_code(quiet_table.code(quiet_index.slot_with(&prepared, ct)))
+                            } else {
+                                value_of(cu, ct)
+                            };
+                            match v {
+                                None => {
+                                    best = None;
+                                    break;
+                                }
+                                Some(v) => {
+                                    let v = v.parent();
+                                    if best.is_none_or(|b| best_first(&v) < best_first(&b)) {
+                                        best = Some(v);
+                                    }
+                                }
+                            }
+                        }
+                        best
+                    }
+                };
+                let ok = match (canonical, stored) {
+                    (false, None) => true,
+                    (true, Some(v)) => expected == Some(v),
+                    _ => false,
+                };
+                if !ok {
+                    bad_count.fetch_add(1, Relaxed);
+                    if bad.len() < KEEP_BAD {
+                        bad.push(BadSlot {
+                            subspace: s,
+                            slot,
+                            position: pos.board_string(rules),
+                            stored,
+                            expected,
+                        });
+                    }
+                }
+            });
+            bad
+        })
+        .reduce(Vec::new, |mut a, b| {
+            a.extend(b);
+            a
+        });
+    first_bad.sort_by_key(|b| b.slot);
+    first_bad.truncate(KEEP_BAD);
+    Ok(SubspaceCheck {
+        subspace: s,
+        slots: index.slots(),
+        bad: bad_count.into_inner(),
+        first_bad,
+        seconds: 0.0,
+    })
+}

@@ -1,0 +1,526 @@
+//! Table file format version 2: compressed blocks, read through a memory map.
+//!
+//! All integers are little-endian. Checksums are XXH3-64.
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `MILLBASE` |
+//! | 8 | 4 | format version (2) |
+//! | 12 | 4 | header length `H`: where the first block starts |
+//! | 16 | 4 | subspace: stones and hands `w b wh bh` |
+//! | 20 | 1 | value width in bytes of the code section (1 or 2) |
+//! | 21 | 1 | value encoding (1: code = plies + 1, 0 draw, all ones unused) |
+//! | 22 | 2 | reserved (0) |
+//! | 24 | 8 | slot count |
+//! | 32 | 4 | slots per block `S` |
+//! | 36 | 4 | blocks per section `n` = ceil(slots / S) |
+//! | 40 | 8 | file checksum: of the `2n` block checksums, in index order |
+//! | 48 | 4 | length `L` of the rule set's canonical text |
+//! | 52 | L | the rule set's canonical text |
+//! | 52+L | 8 | header checksum: of bytes `0 .. 52+L` |
+//! | 60+L | 24 x 2n | block index: win/draw/loss blocks 0..n, then code blocks 0..n; each entry: offset u64, compressed length u32, reserved u32, checksum u64 of the compressed bytes |
+//! | H | ... | the blocks, in index order, back to back to the end of the file |
+//!
+//! Each block is one zstd frame holding `S` slots (the last block fewer):
+//! in the win/draw/loss section 2 bits per slot, four slots per byte from
+//! the low bits up (0 draw, 1 win, 2 loss, 3 unused slot); in the code
+//! section the value code of each slot ([`crate::solve::value`]), `width`
+//! bytes each, with 255 (width 1) or 65535 (width 2) for an unused slot.
+//!
+//! An index entry needs no checksum of its own: a damaged offset or length
+//! points at bytes that fail the block checksum. A reader checks the header
+//! checksum and the file length when it opens a table, each block's
+//! checksum before it decompresses it, and the file checksum in
+//! [`MappedTable::verify`].
+
+use super::{Table, TableError, code_at};
+use crate::index::Subspace;
+use crate::rules::Rules;
+use crate::solve::value::{DRAW, UNUSED};
+use memmap2::Mmap;
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::xxh3_64;
+
+const MAGIC: &[u8; 8] = b"MILLBASE";
+/// The format version this build writes and reads.
+pub const FORMAT_VERSION: u32 = 2;
+/// The zstd level tables are written with unless told otherwise.
+pub const DEFAULT_LEVEL: i32 = 3;
+/// Slots per block: a probe whose block is not cached decompresses one
+/// block, so small blocks keep it fast; blocks of 2^14 to 2^20 slots
+/// compressed within 3 % of each other (measured on 6-6). The quiet
+/// children of a position lie in one orbit block of the index (at most
+/// 12,870 slots), so they span one or two blocks.
+const BLOCK_SLOTS: u32 = 1 << 14;
+const FIXED: usize = 52;
+const ENTRY: usize = 24;
+const ENCODING_PLIES_PLUS_ONE: u8 = 1;
+
+/// The two sections of a table file.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Section {
+    /// Win, draw or loss, 2 bits per slot.
+    Wdl = 0,
+    /// The value code (with the plies), 1 or 2 bytes per slot.
+    Codes = 1,
+}
+
+impl Section {
+    fn name(self) -> &'static str {
+        match self {
+            Section::Wdl => "win/draw/loss",
+            Section::Codes => "value-code",
+        }
+    }
+}
+
+/// Win, draw or loss for the side to move, without the plies.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Wdl {
+    /// The side to move wins.
+    Win,
+    /// Neither side can force a win.
+    Draw,
+    /// The side to move loses.
+    Loss,
+}
+
+impl Wdl {
+    /// `"win"`, `"draw"` or `"loss"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Wdl::Win => "win",
+            Wdl::Draw => "draw",
+            Wdl::Loss => "loss",
+        }
+    }
+
+    /// The value for the side that moved into this position.
+    pub fn parent(self) -> Wdl {
+        match self {
+            Wdl::Win => Wdl::Loss,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::Loss => Wdl::Win,
+        }
+    }
+}
+
+/// The 2-bit win/draw/loss field of a value code.
+#[inline]
+fn wdl_bits(code: u16) -> u8 {
+    match code {
+        DRAW => 0,
+        UNUSED => 3,
+        c if (c - 1) % 2 == 1 => 1,
+        _ => 2,
+    }
+}
+
+fn pack_wdl(raw: &[u8], width: u8) -> Vec<u8> {
+    let n = raw.len() / width as usize;
+    let mut out = vec![0u8; n.div_ceil(4)];
+    for i in 0..n {
+        out[i / 4] |= wdl_bits(code_at(raw, width, i)) << (2 * (i % 4));
+    }
+    out
+}
+
+/// What a table file's header says.
+#[derive(Clone, Debug)]
+pub struct TableInfo {
+    /// The subspace.
+    pub subspace: Subspace,
+    /// The canonical text of the rule set it was built for.
+    pub rules: String,
+    /// Number of slots.
+    pub slots: u64,
+    /// Bytes per value code.
+    pub width: u8,
+    /// Slots per block.
+    pub block_slots: u32,
+    /// Blocks per section.
+    pub blocks: u32,
+    /// Checksum over all block checksums.
+    pub file_checksum: u64,
+}
+
+/// A table file opened through a memory map; blocks are checked and
+/// decompressed on demand.
+pub struct MappedTable {
+    path: PathBuf,
+    map: Mmap,
+    info: TableInfo,
+    index_at: usize,
+    data_at: usize,
+}
+
+thread_local! {
+    static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { RefCell::new(None) };
+}
+
+impl MappedTable {
+    /// Opens any table file and checks its header, without asking which
+    /// rules or subspace it is for.
+    pub fn open_any(path: &Path) -> Result<MappedTable, TableError> {
+        let file = match fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(TableError::Missing(path.to_path_buf()));
+            }
+            Err(e) => return Err(TableError::Io(path.to_path_buf(), e)),
+        };
+        // SAFETY: table files are written once under a temporary name and
+        // renamed; nothing writes them afterwards. Should another process
+        // change the file anyway, every byte read is checked (header and
+        // block checksums) before it is believed.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::Io(path.to_path_buf(), e))?;
+        let corrupt = |why: String| TableError::Corrupt(path.to_path_buf(), why);
+        let b = &map[..];
+        if b.len() < 12 || &b[..8] != MAGIC {
+            return Err(corrupt(
+                "not a millbase table (bad magic or too short)".into(),
+            ));
+        }
+        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+        let version = u32_at(8);
+        if version == 1 {
+            return Err(TableError::OldFormat(path.to_path_buf()));
+        }
+        if version != FORMAT_VERSION {
+            return Err(corrupt(format!(
+                "format version {version}, this millbase reads version {FORMAT_VERSION}"
+            )));
+        }
+        if b.len() < FIXED + 8 {
+            return Err(corrupt("truncated header".into()));
+        }
+        let len = u32_at(48) as usize;
+        if b.len() < FIXED + len + 8 {
+            return Err(corrupt("truncated header".into()));
+        }
+        if xxh3_64(&b[..FIXED + len]) != u64_at(FIXED + len) {
+            return Err(corrupt("header checksum mismatch".into()));
+        }
+        let info = TableInfo {
+            subspace: Subspace {
+                w: b[16],
+                b: b[17],
+                wh: b[18],
+                bh: b[19],
+            },
+            rules: String::from_utf8_lossy(&b[FIXED..FIXED + len]).into_owned(),
+            slots: u64_at(24),
+            width: b[20],
+            block_slots: u32_at(32),
+            blocks: u32_at(36),
+            file_checksum: u64_at(40),
+        };
+        if (info.width != 1 && info.width != 2) || b[21] != ENCODING_PLIES_PLUS_ONE {
+            return Err(corrupt(format!(
+                "value width {} / encoding {} not understood",
+                info.width, b[21]
+            )));
+        }
+        if info.block_slots == 0
+            || info.slots.div_ceil(info.block_slots as u64) != info.blocks as u64
+        {
+            return Err(corrupt("block count does not match the slot count".into()));
+        }
+        let index_at = FIXED + len + 8;
+        let data_at = index_at + 2 * info.blocks as usize * ENTRY;
+        if u32_at(12) as usize != data_at || b.len() < data_at {
+            return Err(corrupt("truncated block index".into()));
+        }
+        let table = MappedTable {
+            path: path.to_path_buf(),
+            map,
+            info,
+            index_at,
+            data_at,
+        };
+        // The blocks run back to back to the end of the file: a shorter or
+        // longer file is damaged.
+        if table.info.blocks > 0 {
+            let (off, n, _) = table.entry(Section::Codes, table.info.blocks - 1);
+            if off.checked_add(n as u64) != Some(table.map.len() as u64) {
+                return Err(corrupt(format!(
+                    "the file is {} bytes, its last block ends at {}",
+                    table.map.len(),
+                    off.saturating_add(n as u64)
+                )));
+            }
+        }
+        Ok(table)
+    }
+
+    /// Opens the table of `subspace` for `rules` with `slots` slots,
+    /// refusing a file made for anything else.
+    pub fn open(
+        path: &Path,
+        rules: &Rules,
+        subspace: Subspace,
+        slots: u64,
+    ) -> Result<MappedTable, TableError> {
+        let t = MappedTable::open_any(path)?;
+        let mismatch = |why: String| TableError::Mismatch(path.to_path_buf(), why);
+        if t.info.rules != rules.canonical() {
+            return Err(mismatch(format!(
+                "built for rules `{}`, not `{}`",
+                t.info.rules,
+                rules.canonical()
+            )));
+        }
+        if t.info.subspace != subspace {
+            return Err(mismatch(format!(
+                "holds subspace {}, not {subspace}",
+                t.info.subspace
+            )));
+        }
+        if t.info.slots != slots {
+            return Err(TableError::Corrupt(
+                path.to_path_buf(),
+                format!("expected {slots} slots, header says {}", t.info.slots),
+            ));
+        }
+        Ok(t)
+    }
+
+    /// What the header says.
+    pub fn info(&self) -> &TableInfo {
+        &self.info
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Size of the file in bytes.
+    pub fn file_bytes(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// Compressed bytes of one section.
+    pub fn section_bytes(&self, section: Section) -> u64 {
+        (0..self.info.blocks)
+            .map(|i| self.entry(section, i).1 as u64)
+            .sum()
+    }
+
+    /// Slots per block.
+    pub fn block_slots(&self) -> u64 {
+        self.info.block_slots as u64
+    }
+
+    fn entry(&self, section: Section, block: u32) -> (u64, u32, u64) {
+        let i = self.index_at + (section as usize * self.info.blocks as usize + block as usize) * ENTRY;
+        let e = &self.map[i..i + ENTRY];
+        (
+            u64::from_le_bytes(e[..8].try_into().unwrap()),
+            u32::from_le_bytes(e[8..12].try_into().unwrap()),
+            u64::from_le_bytes(e[16..24].try_into().unwrap()),
+        )
+    }
+
+    fn block_bytes(&self, section: Section, block: u32) -> Result<&[u8], TableError> {
+        let (off, n, sum) = self.entry(section, block);
+        let end = off.checked_add(n as u64).unwrap_or(u64::MAX);
+        if off < self.data_at as u64 || end > self.map.len() as u64 {
+            return Err(self.block_error(section, block, "points outside the file"));
+        }
+        let bytes = &self.map[off as usize..end as usize];
+        if xxh3_64(bytes) != sum {
+            return Err(self.block_error(section, block, "fails its checksum"));
+        }
+        Ok(bytes)
+    }
+
+    fn block_error(&self, section: Section, block: u32, why: &str) -> TableError {
+        TableError::Corrupt(
+            self.path.clone(),
+            format!("block {block} of the {} section {why}", section.name()),
+        )
+    }
+
+    /// Uncompressed size of a block in bytes.
+    fn block_len(&self, section: Section, block: u32) -> usize {
+        let first = block as u64 * self.info.block_slots as u64;
+        let n = (self.info.slots - first).min(self.info.block_slots as u64) as usize;
+        match section {
+            Section::Wdl => n.div_ceil(4),
+            Section::Codes => n * self.info.width as usize,
+        }
+    }
+
+    /// Checks and decompresses one block.
+    pub fn block(&self, section: Section, block: u32) -> Result<Vec<u8>, TableError> {
+        if block >= self.info.blocks {
+            return Err(self.block_error(section, block, "does not exist"));
+        }
+        let bytes = self.block_bytes(section, block)?;
+        let want = self.block_len(section, block);
+        let out = DECOMPRESSOR.with(|d| {
+            let mut d = d.borrow_mut();
+            if d.is_none() {
+                *d = Some(zstd::bulk::Decompressor::new()?);
+            }
+            d.as_mut().unwrap().decompress(bytes, want)
+        });
+        match out {
+            Ok(v) if v.len() == want => Ok(v),
+            Ok(_) => Err(self.block_error(section, block, "has the wrong length")),
+            Err(e) => Err(self.block_error(section, block, &format!("does not decompress: {e}"))),
+        }
+    }
+
+    /// The value code of `slot` from a decompressed code block.
+    #[inline]
+    pub fn code_in(&self, block: &[u8], slot: u64) -> u16 {
+        code_at(
+            block,
+            self.info.width,
+            (slot % self.info.block_slots as u64) as usize,
+        )
+    }
+
+    /// The win/draw/loss of `slot` from a decompressed win/draw/loss block;
+    /// `None` for an unused slot.
+    #[inline]
+    pub fn wdl_in(&self, block: &[u8], slot: u64) -> Option<Wdl> {
+        let i = (slot % self.info.block_slots as u64) as usize;
+        match (block[i / 4] >> (2 * (i % 4))) & 3 {
+            0 => Some(Wdl::Draw),
+            1 => Some(Wdl::Win),
+            2 => Some(Wdl::Loss),
+            _ => None,
+        }
+    }
+
+    /// Checks every block checksum and the file checksum (nothing is
+    /// decompressed).
+    pub fn verify(&self) -> Result<(), TableError> {
+        let n = self.info.blocks;
+        let sums = [Section::Wdl, Section::Codes]
+            .into_iter()
+            .flat_map(|s| (0..n).map(move |i| (s, i)))
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|(s, i)| self.block_bytes(s, i).map(|_| self.entry(s, i).2))
+            .collect::<Result<Vec<u64>, TableError>>()?;
+        if file_checksum(&sums) != self.info.file_checksum {
+            return Err(TableError::Corrupt(
+                self.path.clone(),
+                "file checksum mismatch".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Decompresses the whole code section into memory (every block
+    /// checked).
+    pub fn decode(&self) -> Result<Table, TableError> {
+        let blocks = (0..self.info.blocks)
+            .into_par_iter()
+            .map(|i| self.block(Section::Codes, i))
+            .collect::<Result<Vec<_>, TableError>>()?;
+        Ok(Table::from_raw(
+            self.info.subspace,
+            self.info.width,
+            blocks.concat(),
+        ))
+    }
+}
+
+fn file_checksum(block_sums: &[u64]) -> u64 {
+    let bytes: Vec<u8> = block_sums.iter().flat_map(|s| s.to_le_bytes()).collect();
+    xxh3_64(&bytes)
+}
+
+/// Writes `table` in format 2 through a temporary file, reads it back and
+/// checks it, then renames it to `path`.
+pub(super) fn write(
+    table: &Table,
+    path: &Path,
+    rules: &Rules,
+    level: i32,
+) -> Result<(), TableError> {
+    let io = |e| TableError::Io(path.to_path_buf(), e);
+    let width = table.width();
+    let raw = table.raw();
+    let block_bytes = BLOCK_SLOTS as usize * width as usize;
+    let chunks: Vec<&[u8]> = raw.chunks(block_bytes).collect();
+    let compressed = chunks
+        .par_iter()
+        .map(|c| {
+            Ok((
+                zstd::bulk::compress(&pack_wdl(c, width), level)?,
+                zstd::bulk::compress(c, level)?,
+            ))
+        })
+        .collect::<std::io::Result<Vec<(Vec<u8>, Vec<u8>)>>>()
+        .map_err(io)?;
+    let n = compressed.len();
+    let blocks: Vec<&[u8]> = compressed
+        .iter()
+        .map(|c| c.0.as_slice())
+        .chain(compressed.iter().map(|c| c.1.as_slice()))
+        .collect();
+    let sums: Vec<u64> = blocks.par_iter().map(|b| xxh3_64(b)).collect();
+
+    let rules_text = rules.canonical();
+    let index_at = FIXED + rules_text.len() + 8;
+    let data_at = index_at + 2 * n * ENTRY;
+    let s = table.subspace;
+    let mut header = Vec::with_capacity(data_at);
+    header.extend_from_slice(MAGIC);
+    header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    header.extend_from_slice(&(data_at as u32).to_le_bytes());
+    header.extend_from_slice(&[s.w, s.b, s.wh, s.bh, width, ENCODING_PLIES_PLUS_ONE, 0, 0]);
+    header.extend_from_slice(&table.len().to_le_bytes());
+    header.extend_from_slice(&BLOCK_SLOTS.to_le_bytes());
+    header.extend_from_slice(&(n as u32).to_le_bytes());
+    header.extend_from_slice(&file_checksum(&sums).to_le_bytes());
+    header.extend_from_slice(&(rules_text.len() as u32).to_le_bytes());
+    header.extend_from_slice(rules_text.as_bytes());
+    header.extend_from_slice(&xxh3_64(&header).to_le_bytes());
+    let mut offset = data_at as u64;
+    for (b, sum) in blocks.iter().zip(&sums) {
+        header.extend_from_slice(&offset.to_le_bytes());
+        header.extend_from_slice(&(b.len() as u32).to_le_bytes());
+        header.extend_from_slice(&0u32.to_le_bytes());
+        header.extend_from_slice(&sum.to_le_bytes());
+        offset += b.len() as u64;
+    }
+    debug_assert_eq!(header.len(), data_at);
+
+    let tmp = path.with_extension("tmp");
+    let mut f = std::io::BufWriter::new(fs::File::create(&tmp).map_err(io)?);
+    f.write_all(&header).map_err(io)?;
+    for b in &blocks {
+        f.write_all(b).map_err(io)?;
+    }
+    let f = f.into_inner().map_err(|e| io(e.into_error()))?;
+    f.sync_all().map_err(io)?;
+    drop(f);
+    // Read back what reached the file before it takes the final name.
+    let back = MappedTable::open(&tmp, rules, table.subspace, table.len())?;
+    back.verify()?;
+    if back.decode()?.raw() != raw {
+        return Err(TableError::Corrupt(
+            tmp,
+            "read back differs from what was written".into(),
+        ));
+    }
+    drop(back);
+    fs::rename(&tmp, path).map_err(io)?;
+    if let Some(dir) = path.parent() {
+        fs::File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
+    }
+    Ok(())
+}

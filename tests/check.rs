@@ -1,0 +1,203 @@
+//! `check` (forward verification), `info`, and conversion of format-1 tables.
+
+use millbase::Rules;
+use millbase::index::Subspace;
+use millbase::solve::build::load_table;
+use millbase::solve::value::{UNUSED, Value};
+use millbase::table::{DEFAULT_LEVEL, Table, table_path};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn millbase(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_millbase"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn fresh_db(name: &str, rules: &str, subspaces: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("millbase-check-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = millbase(&[
+        "build",
+        "--rules",
+        rules,
+        "--db",
+        dir.to_str().unwrap(),
+        "--subspaces",
+        subspaces,
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    dir
+}
+
+fn check(db: &Path, rules: &str) -> Output {
+    millbase(&["check", "--rules", rules, "--db", db.to_str().unwrap()])
+}
+
+#[test]
+fn check_passes_on_sound_tables_of_several_rule_sets() {
+    for rules in [
+        "standard,stones=4",
+        "standard,stones=4,flying=off",
+        "standard,stones=4,removals=2",
+    ] {
+        let db = fresh_db(&rules.replace([',', '='], "-"), rules, "4-4");
+        let out = check(&db, rules);
+        assert!(out.status.success(), "{rules}: {}", text(&out));
+        let t = text(&out);
+        assert!(t.contains("checked 4 tables") && t.contains("all consistent"), "{t}");
+        let _ = std::fs::remove_dir_all(db);
+    }
+}
+
+/// Rewrites one table with one slot's value changed (checksums stay valid,
+/// so only the forward check can notice).
+fn tamper(db: &Path, rules: &Rules, s: Subspace, pick: impl Fn(Value) -> Option<Value>) -> u64 {
+    let table = load_table(db, rules, s).unwrap();
+    let mut codes: Vec<u16> = (0..table.len()).map(|i| table.code(i)).collect();
+    let slot = (0..table.len())
+        .find(|&i| {
+            codes[i as usize] != UNUSED
+                && pick(Value::from_code(codes[i as usize]).unwrap()).is_some()
+        })
+        .expect("a slot to tamper with");
+    let new = pick(Value::from_code(codes[slot as usize]).unwrap()).unwrap();
+    codes[slot as usize] = new.code();
+    Table::from_codes(s, &codes)
+        .write(&table_path(db, rules, s), rules, DEFAULT_LEVEL)
+        .unwrap();
+    slot
+}
+
+#[test]
+fn check_finds_a_wrong_value_a_wrong_depth_and_a_wrong_draw() {
+    let rules: Rules = "standard,stones=4".parse().unwrap();
+    let changes: Vec<(&str, Box<dyn Fn(Value) -> Option<Value>>)> = vec![
+        (
+            "win made a draw",
+            Box::new(|v| matches!(v, Value::Win(_)).then_some(Value::Draw)),
+        ),
+        (
+            "loss two plies longer",
+            Box::new(|v| match v {
+                Value::Loss(d) if d > 0 => Some(Value::Loss(d + 2)),
+                _ => None,
+            }),
+        ),
+        (
+            "draw made a win",
+            Box::new(|v| (v == Value::Draw).then_some(Value::Win(7))),
+        ),
+    ];
+    for (what, change) in changes {
+        let db = fresh_db("tamper", "standard,stones=4", "4-3");
+        let slot = tamper(&db, &rules, Subspace::moving(4, 3), change);
+        let out = check(&db, "standard,stones=4");
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{what}: {t}");
+        assert!(t.contains("INCONSISTENT"), "{what}: {t}");
+        assert!(t.contains(&format!("slot {slot} ")), "{what}: {t}");
+        let _ = std::fs::remove_dir_all(db);
+    }
+}
+
+#[test]
+fn check_and_info_report_a_damaged_block() {
+    let db = fresh_db("damaged", "standard", "4-3");
+    let info = millbase(&["info", "--db", db.to_str().unwrap()]);
+    let t = text(&info);
+    assert!(info.status.success(), "{t}");
+    assert!(t.contains("3 tables, all checksums OK"), "{t}");
+    assert!(t.contains("rules: board=standard,stones=9"), "{t}");
+
+    // Flip a byte near the end of 3-4's file (the last code block).
+    let path = db.join("standard").join("3-4.mbt");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let i = bytes.len() - 10;
+    bytes[i] ^= 0x10;
+    std::fs::write(&path, bytes).unwrap();
+
+    let info = millbase(&["info", "--db", db.to_str().unwrap()]);
+    let t = text(&info);
+    assert_eq!(info.status.code(), Some(1), "{t}");
+    assert!(t.contains("DAMAGED") && t.contains("fails its checksum"), "{t}");
+    let out = check(&db, "standard");
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("3-4.mbt is corrupt"), "{t}");
+    assert!(!t.contains("panicked"), "{t}");
+    let _ = std::fs::remove_dir_all(db);
+}
+
+/// Writes a table in format 1 (the layout documented in src/table/legacy.rs).
+fn write_format_1(path: &Path, rules: &Rules, table: &Table) {
+    let data: Vec<u8> = (0..table.len())
+        .map(|i| match table.code(i) {
+            UNUSED => 255,
+            c => c as u8,
+        })
+        .collect();
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for &b in &data {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    let s = table.subspace;
+    let text = rules.canonical();
+    let mut bytes = b"MILLBASE".to_vec();
+    bytes.extend_from_slice(&1u32.to_le_bytes());
+    bytes.extend_from_slice(&[1, s.w, s.b, s.wh, s.bh, 0, 0, 0]);
+    bytes.extend_from_slice(&table.len().to_le_bytes());
+    bytes.extend_from_slice(&h.to_le_bytes());
+    bytes.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(text.as_bytes());
+    bytes.extend_from_slice(&data);
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn build_converts_format_1_tables_to_the_same_bytes() {
+    let db = fresh_db("convert", "standard", "4-3");
+    let rules = Rules::STANDARD;
+    let mut before = Vec::new();
+    for name in ["3-3", "4-3", "3-4"] {
+        let s: Subspace = name.parse().unwrap();
+        let path = table_path(&db, &rules, s);
+        before.push(std::fs::read(&path).unwrap());
+        write_format_1(&path, &rules, &load_table(&db, &rules, s).unwrap());
+    }
+    // A query refuses the old format with a pointer to the fix.
+    let q = millbase(&[
+        "query",
+        "--db",
+        db.to_str().unwrap(),
+        ".WWBW..B/......../.B...... b 0 0",
+    ]);
+    assert_eq!(q.status.code(), Some(1));
+    assert!(text(&q).contains("format version 1"), "{}", text(&q));
+
+    let out = millbase(&[
+        "build",
+        "--db",
+        db.to_str().unwrap(),
+        "--subspaces",
+        "4-3",
+    ]);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("built 0 pairs") && t.contains("2 converted"), "{t}");
+    for (name, old) in ["3-3", "4-3", "3-4"].iter().zip(before) {
+        let now = std::fs::read(table_path(&db, &rules, name.parse().unwrap())).unwrap();
+        assert!(now == old, "{name} differs after conversion");
+    }
+    let _ = std::fs::remove_dir_all(db);
+}
