@@ -54,7 +54,10 @@ fn check_passes_on_sound_tables_of_several_rule_sets() {
         let out = check(&db, rules);
         assert!(out.status.success(), "{rules}: {}", text(&out));
         let t = text(&out);
-        assert!(t.contains("checked 4 tables") && t.contains("all consistent"), "{t}");
+        assert!(
+            t.contains("checked 4 tables") && t.contains("all consistent"),
+            "{t}"
+        );
         let _ = std::fs::remove_dir_all(db);
     }
 }
@@ -78,10 +81,13 @@ fn tamper(db: &Path, rules: &Rules, s: Subspace, pick: impl Fn(Value) -> Option<
     slot
 }
 
+/// A change of one stored value (`None`: not this slot).
+type Change = Box<dyn Fn(Value) -> Option<Value>>;
+
 #[test]
 fn check_finds_a_wrong_value_a_wrong_depth_and_a_wrong_draw() {
     let rules: Rules = "standard,stones=4".parse().unwrap();
-    let changes: Vec<(&str, Box<dyn Fn(Value) -> Option<Value>>)> = vec![
+    let changes: Vec<(&str, Change)> = vec![
         (
             "win made a draw",
             Box::new(|v| matches!(v, Value::Win(_)).then_some(Value::Draw)),
@@ -129,7 +135,10 @@ fn check_and_info_report_a_damaged_block() {
     let info = millbase(&["info", "--db", db.to_str().unwrap()]);
     let t = text(&info);
     assert_eq!(info.status.code(), Some(1), "{t}");
-    assert!(t.contains("DAMAGED") && t.contains("fails its checksum"), "{t}");
+    assert!(
+        t.contains("DAMAGED") && t.contains("fails its checksum"),
+        "{t}"
+    );
     let out = check(&db, "standard");
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
@@ -185,16 +194,13 @@ fn build_converts_format_1_tables_to_the_same_bytes() {
     assert_eq!(q.status.code(), Some(1));
     assert!(text(&q).contains("format version 1"), "{}", text(&q));
 
-    let out = millbase(&[
-        "build",
-        "--db",
-        db.to_str().unwrap(),
-        "--subspaces",
-        "4-3",
-    ]);
+    let out = millbase(&["build", "--db", db.to_str().unwrap(), "--subspaces", "4-3"]);
     let t = text(&out);
     assert!(out.status.success(), "{t}");
-    assert!(t.contains("built 0 pairs") && t.contains("2 converted"), "{t}");
+    assert!(
+        t.contains("built 0 pairs") && t.contains("2 converted"),
+        "{t}"
+    );
     for (name, old) in ["3-3", "4-3", "3-4"].iter().zip(before) {
         let now = std::fs::read(table_path(&db, &rules, name.parse().unwrap())).unwrap();
         assert!(now == old, "{name} differs after conversion");

@@ -8,6 +8,7 @@ use millbase::query::{MoveValue, ProbeError, TableSet};
 use millbase::render::render_position;
 use millbase::solve::value::Value;
 use millbase::table::TableError;
+use rayon::prelude::*;
 use serde::Serialize;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -100,38 +101,63 @@ fn json_answer(
     }
 }
 
+/// Lines of standard input answered together (in parallel, output in
+/// input order).
+const BATCH_LINES: usize = 8192;
+
 /// `millbase query --json -`: one position per line in, one JSON object per
 /// line out; a line that fails gives `{"input": ..., "error": ...}` and the
 /// exit status of the worst failure.
 fn batch(tables: &TableSet, rules: &Rules) -> Result<(), CliError> {
     let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut worst: Option<CliError> = None;
-    for (n, line) in stdin.lock().lines().enumerate() {
-        let line = line.map_err(|e| CliError::input(format!("reading standard input: {e}")))?;
-        if line.trim().is_empty() {
-            continue;
+    let mut first_line = 1;
+    loop {
+        let chunk = lines
+            .by_ref()
+            .take(BATCH_LINES)
+            .collect::<Result<Vec<String>, _>>()
+            .map_err(|e| CliError::input(format!("reading standard input: {e}")))?;
+        if chunk.is_empty() {
+            break;
         }
-        let text = match probe(tables, rules, &line) {
-            Ok((input, value, moves)) => {
-                serde_json::to_string(&json_answer(rules, &input, value, &moves))
-            }
-            Err(e) => {
-                let json =
-                    serde_json::to_string(&serde_json::json!({"input": line, "error": e.message}));
-                if worst.as_ref().is_none_or(|w| w.code < e.code) {
-                    worst = Some(CliError {
-                        code: e.code,
-                        message: format!("line {}: {}", n + 1, e.message),
-                    });
+        let answers: Vec<Option<Result<String, CliError>>> = chunk
+            .par_iter()
+            .map(|line| {
+                if line.trim().is_empty() {
+                    return None;
                 }
-                json
-            }
-        };
-        writeln!(out, "{}", text.expect("serialisable")).map_err(|e| CliError {
-            code: 1,
-            message: format!("writing standard output: {e}"),
-        })?;
+                Some(match probe(tables, rules, line) {
+                    Ok((input, value, moves)) => Ok(serde_json::to_string(&json_answer(
+                        rules, &input, value, &moves,
+                    ))
+                    .expect("serialisable")),
+                    Err(e) => Err(e),
+                })
+            })
+            .collect();
+        for (i, (line, answer)) in chunk.iter().zip(answers).enumerate() {
+            let text = match answer {
+                None => continue,
+                Some(Ok(json)) => json,
+                Some(Err(e)) => {
+                    if worst.as_ref().is_none_or(|w| w.code < e.code) {
+                        worst = Some(CliError {
+                            code: e.code,
+                            message: format!("line {}: {}", first_line + i, e.message),
+                        });
+                    }
+                    serde_json::json!({"input": line, "error": e.message}).to_string()
+                }
+            };
+            writeln!(out, "{text}").map_err(|e| CliError {
+                code: 1,
+                message: format!("writing standard output: {e}"),
+            })?;
+        }
+        first_line += chunk.len();
     }
     out.flush().map_err(|e| CliError {
         code: 1,

@@ -73,8 +73,8 @@ pub fn check_subspaces(
         let needed = children_subspaces(s);
         loaded.retain(|k, _| needed.contains(k));
         for &n in &needed {
-            if !loaded.contains_key(&n) {
-                loaded.insert(n, load_table(db, rules, n)?);
+            if let std::collections::hash_map::Entry::Vacant(e) = loaded.entry(n) {
+                e.insert(load_table(db, rules, n)?);
             }
         }
         let mut result = check_one(rules, s, &loaded)?;
@@ -108,7 +108,8 @@ fn check_one(
     let table = &tables[&s];
     let bad_count = AtomicU64::new(0);
     // Tables and indexes by stone counts, for cheap lookups.
-    let mut by_counts: Vec<Option<(SubspaceIndex<'_>, &Table)>> = (0..25 * 25).map(|_| None).collect();
+    let mut by_counts: Vec<Option<(SubspaceIndex<'_>, &Table)>> =
+        (0..25 * 25).map(|_| None).collect();
     for (t, table) in tables {
         by_counts[t.w as usize * 25 + t.b as usize] = Some((indexer.subspace(t.w, t.b), table));
     }
@@ -156,7 +157,9 @@ fn check_one(
                             // Black is to move in the child.
                             let (cu, ct) = (child.stones.black, child.stones.white);
                             let v = if cu == them {
-                                Value::from_code(quiet_table.code(quiet_index.slot_with(&prepared, ct)))
+                                Value::from_code(
+                                    quiet_table.code(quiet_index.slot_with(&prepared, ct)),
+                                )
                             } else {
                                 value_of(cu, ct)
                             };

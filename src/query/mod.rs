@@ -46,7 +46,8 @@ impl BlockCache {
     }
 
     fn shard(&self, key: &BlockKey) -> &Mutex<HashMap<BlockKey, Arc<Vec<u8>>>> {
-        let h = (key.0.w as usize * 31 + key.0.b as usize) * 7 + key.1 as usize + key.2 as usize * 13;
+        let h =
+            (key.0.w as usize * 31 + key.0.b as usize) * 7 + key.1 as usize + key.2 as usize * 13;
         &self.shards[h % SHARDS]
     }
 
@@ -163,7 +164,10 @@ impl TableSet {
             return Ok(Lookup::Known(Value::Loss(0)));
         }
         let s = Subspace::moving(us.len() as u8, them.len() as u8);
-        Ok(Lookup::Slot(s, self.indexer.subspace(s.w, s.b).slot(us, them)))
+        Ok(Lookup::Slot(
+            s,
+            self.indexer.subspace(s.w, s.b).slot(us, them),
+        ))
     }
 
     fn cached_block(

@@ -319,7 +319,8 @@ impl MappedTable {
     }
 
     fn entry(&self, section: Section, block: u32) -> (u64, u32, u64) {
-        let i = self.index_at + (section as usize * self.info.blocks as usize + block as usize) * ENTRY;
+        let i =
+            self.index_at + (section as usize * self.info.blocks as usize + block as usize) * ENTRY;
         let e = &self.map[i..i + ENTRY];
         (
             u64::from_le_bytes(e[..8].try_into().unwrap()),
@@ -330,7 +331,7 @@ impl MappedTable {
 
     fn block_bytes(&self, section: Section, block: u32) -> Result<&[u8], TableError> {
         let (off, n, sum) = self.entry(section, block);
-        let end = off.checked_add(n as u64).unwrap_or(u64::MAX);
+        let end = off.saturating_add(n as u64);
         if off < self.data_at as u64 || end > self.map.len() as u64 {
             return Err(self.block_error(section, block, "points outside the file"));
         }
