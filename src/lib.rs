@@ -19,6 +19,7 @@ pub mod geometry;
 pub mod index;
 pub mod moves;
 pub mod notation;
+pub mod opening;
 pub mod position;
 pub mod query;
 pub mod render;

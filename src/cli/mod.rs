@@ -6,6 +6,7 @@ mod index_cmds;
 mod position_cmds;
 mod query_cmds;
 mod table_cmds;
+mod verify_cmds;
 
 use clap::{Parser, Subcommand};
 use millbase::Rules;
@@ -46,6 +47,9 @@ pub enum Command {
     Check(table_cmds::CheckArgs),
     /// The tables present under a folder: rule set, sizes, checksums.
     Info(table_cmds::InfoArgs),
+    /// The value of the starting position (alpha-beta over the placing
+    /// phase on top of the moving-phase tables), first moves, a principal line.
+    Verify(verify_cmds::VerifyArgs),
     /// One row per moving-phase subspace: slots, positions (symmetry classes), density.
     IndexInfo(index_cmds::IndexInfoArgs),
     /// Exhaustive round trip of a subspace's index over every slot.
@@ -86,6 +90,7 @@ pub fn run() -> i32 {
             Command::Stats(a) => build_cmds::stats_cmd(&rules, a),
             Command::Check(a) => table_cmds::check_cmd(&rules, a),
             Command::Info(a) => table_cmds::info_cmd(&rules, a),
+            Command::Verify(a) => verify_cmds::verify_cmd(&rules, a),
             Command::IndexInfo(a) => index_cmds::index_info(&rules, a),
             Command::CheckIndex(a) => index_cmds::check_index(&rules, a),
         });

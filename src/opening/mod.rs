@@ -1,0 +1,205 @@
+//! Game-theoretic value of placing-phase positions by alpha-beta search
+//! (Gasser's method): a search over the placing phase that reads only the
+//! moving-phase tables at its leaves, with a transposition table keyed by
+//! the symmetry class of the position.
+//!
+//! The search works with win/draw/loss only (no plies): that is all a
+//! proof of the value of the start needs, and it lets alpha-beta cut far
+//! more than a search for exact plies would.
+
+use crate::index::Indexer;
+use crate::moves::{Move, legal_moves};
+use crate::position::{Color, Position};
+use crate::query::{ProbeError, TableSet};
+use crate::rules::Rules;
+use crate::table::Wdl;
+use std::collections::HashMap;
+
+/// Bounds known for a class: the value lies in `lower..=upper`
+/// (-1 loss, 0 draw, 1 win for the side to move).
+#[derive(Clone, Copy)]
+struct Bounds {
+    lower: i8,
+    upper: i8,
+}
+
+/// An alpha-beta search over the placing phase.
+pub struct OpeningSearch<'a> {
+    tables: &'a TableSet,
+    rules: Rules,
+    indexer: &'static Indexer,
+    tt: HashMap<u64, Bounds>,
+    /// Positions searched (interior nodes and leaves).
+    pub nodes: u64,
+    /// Leaves read from the moving-phase tables.
+    pub probes: u64,
+}
+
+fn score(w: Wdl) -> i8 {
+    match w {
+        Wdl::Win => 1,
+        Wdl::Draw => 0,
+        Wdl::Loss => -1,
+    }
+}
+
+/// Win/draw/loss of a score.
+pub fn wdl_of(score: i8) -> Wdl {
+    match score {
+        1 => Wdl::Win,
+        0 => Wdl::Draw,
+        _ => Wdl::Loss,
+    }
+}
+
+impl<'a> OpeningSearch<'a> {
+    /// A search reading the moving-phase tables of `tables`.
+    pub fn new(tables: &'a TableSet) -> OpeningSearch<'a> {
+        let rules = *tables.rules();
+        OpeningSearch {
+            tables,
+            rules,
+            indexer: Indexer::for_board(rules.board()),
+            tt: HashMap::new(),
+            nodes: 0,
+            probes: 0,
+        }
+    }
+
+    /// The symmetry class of a position as one number: the smallest image
+    /// of (side to move's stones, other stones) under the board's
+    /// symmetries, with both hands.
+    fn key(&self, pos: &Position) -> u64 {
+        let us = pos.stones[pos.to_move];
+        let them = pos.stones[!pos.to_move];
+        let n = self.rules.board().symmetries.len();
+        let best = (0..n)
+            .map(|s| {
+                let a = self.indexer.apply_symmetry(s, us).0 as u64;
+                let b = self.indexer.apply_symmetry(s, them).0 as u64;
+                (a << 24) | b
+            })
+            .min()
+            .expect("the identity is a symmetry");
+        let hands = (pos.hand[pos.to_move] as u64) << 4 | pos.hand[!pos.to_move] as u64;
+        (best << 8) | hands
+    }
+
+    /// Win (1), draw (0) or loss (-1) for the side to move, searched with
+    /// the window `alpha..beta` (a result outside it is only a bound).
+    fn search(&mut self, pos: &Position, mut alpha: i8, beta: i8) -> Result<i8, ProbeError> {
+        self.nodes += 1;
+        if pos.is_moving_phase() {
+            self.probes += 1;
+            return Ok(score(self.tables.probe_wdl(pos)?));
+        }
+        let mover = pos.to_move;
+        if pos.stones[mover].len() + (pos.hand[mover] as u32) < 3 {
+            return Ok(-1);
+        }
+        let key = self.key(pos);
+        let known = self.tt.get(&key).copied().unwrap_or(Bounds {
+            lower: -1,
+            upper: 1,
+        });
+        if known.lower == known.upper || known.lower >= beta {
+            return Ok(known.lower);
+        }
+        if known.upper <= alpha {
+            return Ok(known.upper);
+        }
+        let alpha0 = alpha.max(known.lower);
+        alpha = alpha0;
+        let beta = beta.min(known.upper);
+        let mut moves = Vec::new();
+        legal_moves(pos, &self.rules, &mut moves);
+        // Closing a mill first: it is the move most often best.
+        moves.sort_by_key(|m: &Move| std::cmp::Reverse(m.removed.len()));
+        let mut best = -1i8;
+        for m in &moves {
+            let v = -self.search(&pos.play(m), -beta, -alpha)?;
+            best = best.max(v);
+            alpha = alpha.max(v);
+            if alpha >= beta {
+                break;
+            }
+        }
+        let mut b = known;
+        if best <= alpha0 {
+            b.upper = b.upper.min(best);
+        }
+        if best >= beta {
+            b.lower = b.lower.max(best);
+        }
+        if best > alpha0 && best < beta {
+            b = Bounds {
+                lower: best,
+                upper: best,
+            };
+        }
+        self.tt.insert(key, b);
+        Ok(best)
+    }
+
+    /// The exact win/draw/loss of `pos` for the side to move.
+    pub fn value(&mut self, pos: &Position) -> Result<Wdl, ProbeError> {
+        Ok(wdl_of(self.search(pos, -1, 1)?))
+    }
+
+    /// A principal line from `pos` to the moving phase: at each step the
+    /// first move that keeps the value.
+    pub fn principal_line(&mut self, pos: &Position) -> Result<Vec<Move>, ProbeError> {
+        let mut line = Vec::new();
+        let mut pos = *pos;
+        while !pos.is_moving_phase() {
+            let v = self.search(&pos, -1, 1)?;
+            let mut moves = Vec::new();
+            legal_moves(&pos, &self.rules, &mut moves);
+            let mut next = None;
+            for m in moves {
+                if -self.search(&pos.play(&m), -1, 1)? == v {
+                    next = Some(m);
+                    break;
+                }
+            }
+            match next {
+                Some(m) => {
+                    pos = pos.play(&m);
+                    line.push(m);
+                }
+                None => break,
+            }
+        }
+        Ok(line)
+    }
+
+    /// Positions in the transposition table.
+    pub fn table_len(&self) -> usize {
+        self.tt.len()
+    }
+}
+
+/// The first moves of `pos` up to symmetry: one move per class of the
+/// resulting position, in move order.
+pub fn distinct_first_moves(pos: &Position, rules: &Rules) -> Vec<Move> {
+    let indexer = Indexer::for_board(rules.board());
+    let mut seen = std::collections::HashSet::new();
+    let mut moves = Vec::new();
+    legal_moves(pos, rules, &mut moves);
+    moves
+        .into_iter()
+        .filter(|m| {
+            let c = pos.play(m);
+            let n = rules.board().symmetries.len();
+            let key = (0..n)
+                .map(|s| {
+                    (
+                        indexer.apply_symmetry(s, c.stones[Color::White]).0,
+                        indexer.apply_symmetry(s, c.stones[Color::Black]).0,
+                    )
+                })
+                .min();
+            seen.insert(key)
+        })
+        .collect()
+}
