@@ -65,6 +65,22 @@ pub struct CliError {
 }
 
 impl CliError {
+    /// A missing or damaged table: exit status 1, with the command that
+    /// makes (or remakes) it.
+    pub fn table(e: &millbase::table::TableError, rules: &Rules) -> CliError {
+        let verb = match e {
+            millbase::table::TableError::Missing(_) => "make",
+            _ => "rebuild",
+        };
+        CliError {
+            code: 1,
+            message: format!(
+                "{e} ({verb} it with `millbase build --rules {}`)",
+                rules.short_name()
+            ),
+        }
+    }
+
     /// Bad user input: exit status 2.
     pub fn input(e: impl fmt::Display) -> CliError {
         CliError {

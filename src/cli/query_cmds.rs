@@ -7,7 +7,6 @@ use millbase::notation::{PositionInput, format_move, parse_position};
 use millbase::query::{MoveValue, ProbeError, TableSet};
 use millbase::render::render_position;
 use millbase::solve::value::Value;
-use millbase::table::TableError;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::io::{BufRead, Write};
@@ -61,19 +60,7 @@ fn probe(
     let input = parse_position(text, rules).map_err(CliError::input)?;
     let fail = |e: ProbeError| match e {
         ProbeError::NotCovered(s) => CliError::input(s),
-        ProbeError::Table(t) => {
-            let verb = match t {
-                TableError::Missing(_) => "make",
-                _ => "rebuild",
-            };
-            CliError {
-                code: 1,
-                message: format!(
-                    "{t} ({verb} it with `millbase build --rules {}`)",
-                    rules.short_name()
-                ),
-            }
-        }
+        ProbeError::Table(t) => CliError::table(&t, rules),
     };
     let value = tables.probe(&input.position).map_err(fail)?;
     let moves = tables.probe_moves(&input.position).map_err(fail)?;

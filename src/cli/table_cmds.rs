@@ -6,7 +6,7 @@ use millbase::Rules;
 use millbase::consistency::{SubspaceCheck, check_subspaces};
 use millbase::index::Subspace;
 use millbase::solve::build::moving_subspaces;
-use millbase::table::{MappedTable, Section, TableError};
+use millbase::table::{MappedTable, Section};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `check`.
@@ -26,20 +26,6 @@ pub struct InfoArgs {
     /// Table folder.
     #[arg(long, default_value = "db")]
     db: PathBuf,
-}
-
-fn table_failure(e: TableError, rules: &Rules) -> CliError {
-    let hint = match e {
-        TableError::Missing(_) => format!(
-            " (make it with `millbase build --rules {}`)",
-            rules.short_name()
-        ),
-        _ => String::new(),
-    };
-    CliError {
-        code: 1,
-        message: format!("{e}{hint}"),
-    }
 }
 
 fn show_value(v: Option<millbase::solve::value::Value>) -> String {
@@ -101,7 +87,7 @@ pub fn check_cmd(rules: &Rules, args: &CheckArgs) -> Result<(), CliError> {
     };
     let start = std::time::Instant::now();
     let results = check_subspaces(&args.db, rules, &subspaces, print_check)
-        .map_err(|e| table_failure(e, rules))?;
+        .map_err(|e| CliError::table(&e, rules))?;
     let slots: u64 = results.iter().map(|r| r.slots).sum();
     let bad: u64 = results.iter().map(|r| r.bad).sum();
     println!(

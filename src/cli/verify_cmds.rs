@@ -7,7 +7,6 @@ use millbase::notation::{Notation, format_move};
 use millbase::opening::{OpeningSearch, distinct_first_moves};
 use millbase::position::Position;
 use millbase::query::{ProbeError, TableSet};
-use millbase::table::TableError;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -20,16 +19,9 @@ pub struct VerifyArgs {
 }
 
 fn failure(e: ProbeError, rules: &Rules) -> CliError {
-    let verb = match e {
-        ProbeError::Table(TableError::Missing(_)) => "make",
-        _ => "rebuild",
-    };
-    CliError {
-        code: 1,
-        message: format!(
-            "{e} ({verb} the tables with `millbase build --rules {}`)",
-            rules.short_name()
-        ),
+    match e {
+        ProbeError::Table(t) => CliError::table(&t, rules),
+        ProbeError::NotCovered(s) => CliError::input(s),
     }
 }
 
