@@ -131,6 +131,7 @@ fn check_one(
         .into_par_iter()
         .fold(Vec::new, |mut bad: Vec<BadSlot>, orbit| {
             let mut moves = Vec::new();
+            let mut quiet: Vec<u64> = Vec::new();
             index.for_each_in_block(orbit, |slot, us, them, canonical| {
                 let stored = Value::from_code(table.code(slot));
                 let pos = Position {
@@ -150,33 +151,37 @@ fn check_one(
                         Some(Value::Loss(0))
                     } else {
                         // `None` if a child's slot is marked unused: then no
-                        // stored value can be right.
+                        // stored value can be right. Quiet children's slots are
+                        // gathered and prefetched first: the lookups are cache
+                        // misses and this lets them overlap.
                         let mut best: Option<Value> = None;
+                        let mut broken = false;
+                        let mut fold = |v: Option<Value>| match v {
+                            None => broken = true,
+                            Some(v) => {
+                                let v = v.parent();
+                                if best.is_none_or(|b| best_first(&v) < best_first(&b)) {
+                                    best = Some(v);
+                                }
+                            }
+                        };
+                        quiet.clear();
                         for m in &moves {
                             let child = pos.play(m);
                             // Black is to move in the child.
                             let (cu, ct) = (child.stones.black, child.stones.white);
-                            let v = if cu == them {
-                                Value::from_code(
-                                    quiet_table.code(quiet_index.slot_with(&prepared, ct)),
-                                )
+                            if cu == them {
+                                let slot = quiet_index.slot_with(&prepared, ct);
+                                quiet_table.prefetch(slot);
+                                quiet.push(slot);
                             } else {
-                                value_of(cu, ct)
-                            };
-                            match v {
-                                None => {
-                                    best = None;
-                                    break;
-                                }
-                                Some(v) => {
-                                    let v = v.parent();
-                                    if best.is_none_or(|b| best_first(&v) < best_first(&b)) {
-                                        best = Some(v);
-                                    }
-                                }
+                                fold(value_of(cu, ct));
                             }
                         }
-                        best
+                        for &slot in &quiet {
+                            fold(Value::from_code(quiet_table.code(slot)));
+                        }
+                        if broken { None } else { best }
                     }
                 };
                 let ok = match (canonical, stored) {

@@ -410,7 +410,7 @@ impl Pair<'_> {
 
 /// Asks the processor to bring `x` into cache ahead of its use.
 #[inline(always)]
-fn prefetch<T>(x: &T) {
+pub(crate) fn prefetch<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch reads nothing and cannot fault; the pointer comes
     // from a reference, so it is valid anyway.

@@ -119,6 +119,15 @@ impl Table {
         code_at(&self.data, self.width, slot as usize)
     }
 
+    /// Asks the processor to bring the code of `slot` into cache.
+    #[inline]
+    pub fn prefetch(&self, slot: u64) {
+        let i = slot as usize * self.width as usize;
+        if i < self.data.len() {
+            crate::solve::prefetch(&self.data[i]);
+        }
+    }
+
     /// Writes the table to `path` in the current format (through a
     /// temporary file, read back and checked, then renamed), compressing
     /// with zstd at `level`.
