@@ -65,6 +65,15 @@ pub struct CliError {
 }
 
 impl CliError {
+    /// A failed probe: a position no table covers is bad input (exit 2), a
+    /// missing or damaged table exit 1.
+    pub fn probe(e: millbase::query::ProbeError, rules: &Rules) -> CliError {
+        match e {
+            millbase::query::ProbeError::NotCovered(s) => CliError::input(s),
+            millbase::query::ProbeError::Table(t) => CliError::table(&t, rules),
+        }
+    }
+
     /// A missing or damaged table: exit status 1, with the command that
     /// makes (or remakes) it.
     pub fn table(e: &millbase::table::TableError, rules: &Rules) -> CliError {

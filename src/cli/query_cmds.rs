@@ -4,7 +4,7 @@ use super::CliError;
 use clap::Args;
 use millbase::Rules;
 use millbase::notation::{PositionInput, format_move, parse_position};
-use millbase::query::{MoveValue, ProbeError, TableSet};
+use millbase::query::{MoveValue, TableSet};
 use millbase::render::render_position;
 use millbase::solve::value::Value;
 use rayon::prelude::*;
@@ -58,10 +58,7 @@ fn probe(
     text: &str,
 ) -> Result<(PositionInput, Value, Vec<MoveValue>), CliError> {
     let input = parse_position(text, rules).map_err(CliError::input)?;
-    let fail = |e: ProbeError| match e {
-        ProbeError::NotCovered(s) => CliError::input(s),
-        ProbeError::Table(t) => CliError::table(&t, rules),
-    };
+    let fail = |e| CliError::probe(e, rules);
     let value = tables.probe(&input.position).map_err(fail)?;
     let moves = tables.probe_moves(&input.position).map_err(fail)?;
     Ok((input, value, moves))

@@ -6,7 +6,7 @@ use millbase::Rules;
 use millbase::notation::{Notation, format_move};
 use millbase::opening::{OpeningSearch, distinct_first_moves};
 use millbase::position::Position;
-use millbase::query::{ProbeError, TableSet};
+use millbase::query::TableSet;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -16,13 +16,6 @@ pub struct VerifyArgs {
     /// Table folder.
     #[arg(long, default_value = "db")]
     db: PathBuf,
-}
-
-fn failure(e: ProbeError, rules: &Rules) -> CliError {
-    match e {
-        ProbeError::Table(t) => CliError::table(&t, rules),
-        ProbeError::NotCovered(s) => CliError::input(s),
-    }
 }
 
 /// `millbase verify`.
@@ -36,7 +29,9 @@ pub fn verify_cmd(rules: &Rules, args: &VerifyArgs) -> Result<(), CliError> {
     );
     let t = Instant::now();
     let mut search = OpeningSearch::new(&tables);
-    let value = search.value(&start_pos).map_err(|e| failure(e, rules))?;
+    let value = search
+        .value(&start_pos)
+        .map_err(|e| CliError::probe(e, rules))?;
     println!(
         "value of the start for White (to move): {}  ({:.1} s, {} positions searched, {} table probes, {} classes in the transposition table)",
         value.name().to_uppercase(),
@@ -49,7 +44,7 @@ pub fn verify_cmd(rules: &Rules, args: &VerifyArgs) -> Result<(), CliError> {
     for m in distinct_first_moves(&start_pos, rules) {
         let v = search
             .value(&start_pos.play(&m))
-            .map_err(|e| failure(e, rules))?
+            .map_err(|e| CliError::probe(e, rules))?
             .parent();
         println!(
             "  {:<6} {}",
@@ -59,7 +54,7 @@ pub fn verify_cmd(rules: &Rules, args: &VerifyArgs) -> Result<(), CliError> {
     }
     let line = search
         .principal_line(&start_pos)
-        .map_err(|e| failure(e, rules))?;
+        .map_err(|e| CliError::probe(e, rules))?;
     let text: Vec<String> = line
         .iter()
         .map(|m| format_move(board, m, Notation::Coords))
