@@ -20,6 +20,7 @@ pub mod index;
 pub mod moves;
 pub mod notation;
 pub mod opening;
+pub mod placing;
 pub mod position;
 pub mod query;
 pub mod render;

@@ -22,9 +22,13 @@ pub struct BuildArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Only these subspaces (comma-separated, e.g. `4-4,5-3`) and what they need.
+    /// Only these moving-phase subspaces (comma-separated, e.g. `4-4,5-3`)
+    /// and what they need; no placing-phase tables.
     #[arg(long, value_delimiter = ',')]
     subspaces: Vec<String>,
+    /// Build only the moving-phase tables, not the placing phase.
+    #[arg(long)]
+    no_placing: bool,
     /// zstd compression level of the table files (1..=22; higher is
     /// smaller and slower to write, reading speed is about the same).
     #[arg(long, default_value_t = millbase::table::DEFAULT_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
@@ -183,6 +187,21 @@ pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
             }
         })
         .sum();
+    let placing = subspaces.is_empty() && !args.no_placing;
+    let placing = placing
+        && match millbase::placing::placing_supported(rules) {
+            Ok(()) => true,
+            Err(e) => {
+                eprintln!("note: {e}; building the moving phase only");
+                false
+            }
+        };
+    let total = total
+        + if placing {
+            millbase::placing::placing_slots(rules)
+        } else {
+            0
+        };
     let progress = CliProgress::new(total);
     let start = std::time::Instant::now();
     let report = build(
@@ -198,16 +217,38 @@ pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
         code: 1,
         message: e.to_string(),
     })?;
+    let moving_seconds = start.elapsed().as_secs_f64();
+    let placing_report = if placing {
+        Some(
+            millbase::placing::build_placing(rules, &args.db, args.zstd_level, &progress).map_err(
+                |e| CliError {
+                    code: 1,
+                    message: e.to_string(),
+                },
+            )?,
+        )
+    } else {
+        None
+    };
     progress.overall.finish_and_clear();
     progress.phase.finish_and_clear();
     eprintln!(
-        "built {} pairs, {} found on disk, {} converted from format 1, in {:.1} s; tables in {}",
+        "moving phase: built {} pairs, {} found on disk, {} converted from format 1, in {:.1} s; tables in {}",
         report.computed,
         report.skipped,
         report.converted,
-        start.elapsed().as_secs_f64(),
-        rules_dir(&args.db, rules).display()
+        moving_seconds,
+        rules_dir(&args.db, &rules.moving_rules()).display()
     );
+    if let Some(p) = placing_report {
+        eprintln!(
+            "placing phase: built {} subspaces, {} found on disk, in {:.1} s; tables in {}",
+            p.computed,
+            p.skipped,
+            start.elapsed().as_secs_f64() - moving_seconds,
+            rules_dir(&args.db, rules).display()
+        );
+    }
     Ok(())
 }
 
@@ -220,7 +261,7 @@ struct StatsReport {
 
 /// `millbase stats`.
 pub fn stats_cmd(rules: &Rules, args: &StatsArgs) -> Result<(), CliError> {
-    let dir = rules_dir(&args.db, rules);
+    let dir = rules_dir(&args.db, &rules.moving_rules());
     let present: Vec<Subspace> = moving_subspaces(rules)
         .into_iter()
         .filter(|&s| millbase::table::table_path(&args.db, rules, s).exists())

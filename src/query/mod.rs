@@ -20,7 +20,7 @@ use crate::rules::Rules;
 use crate::solve::build::open_table;
 use crate::solve::value::Value;
 use crate::table::{MappedTable, Section, TableError, Wdl};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -83,12 +83,14 @@ pub struct TableSet {
     indexer: &'static Indexer,
     tables: RwLock<HashMap<Subspace, Arc<MappedTable>>>,
     cache: BlockCache,
+    /// The placing-phase subspaces a game from the start reaches.
+    placing: HashSet<Subspace>,
 }
 
 /// Why a probe failed.
 #[derive(Debug)]
 pub enum ProbeError {
-    /// The position is not covered by moving-phase tables.
+    /// The position is not covered by any table of the rule set.
     NotCovered(String),
     /// A table is missing or damaged.
     Table(TableError),
@@ -133,6 +135,13 @@ impl TableSet {
             indexer: Indexer::for_board(rules.board()),
             tables: RwLock::new(HashMap::new()),
             cache: BlockCache::new(blocks),
+            placing: if crate::placing::placing_supported(rules).is_ok() {
+                crate::placing::placing_subspaces(rules)
+                    .into_iter()
+                    .collect()
+            } else {
+                HashSet::new()
+            },
         }
     }
 
@@ -151,19 +160,32 @@ impl TableSet {
     }
 
     fn locate(&self, pos: &Position) -> Result<Lookup, ProbeError> {
-        if !pos.is_moving_phase() {
-            return Err(ProbeError::NotCovered(
-                "placing-phase positions (stones in hand) have no tables yet; \
-                 only positions with both hands empty can be queried"
-                    .into(),
-            ));
-        }
         let us = pos.stones[pos.to_move];
         let them = pos.stones[!pos.to_move];
-        if us.len() < 3 {
+        if pos.total(pos.to_move) < 3 {
             return Ok(Lookup::Known(Value::Loss(0)));
         }
-        let s = Subspace::moving(us.len() as u8, them.len() as u8);
+        let s = Subspace {
+            w: us.len() as u8,
+            b: them.len() as u8,
+            wh: pos.hand[pos.to_move],
+            bh: pos.hand[!pos.to_move],
+        };
+        if !s.is_moving() && !self.placing.contains(&s) {
+            let why = match crate::placing::placing_supported(&self.rules) {
+                Err(e) => e,
+                Ok(()) => format!(
+                    "no game from the start under rules {} reaches a position with {} and {} \
+                     stones on the board and {} and {} in hand (side to move first)",
+                    self.rules.short_name(),
+                    s.w,
+                    s.b,
+                    s.wh,
+                    s.bh
+                ),
+            };
+            return Err(ProbeError::NotCovered(why));
+        }
         Ok(Lookup::Slot(
             s,
             self.indexer.subspace(s.w, s.b).slot(us, them),
@@ -190,8 +212,8 @@ impl TableSet {
         ))
     }
 
-    /// The value of a moving-phase position for the side to move, with the
-    /// plies to the end.
+    /// The value of a position for the side to move, with the plies to the
+    /// end.
     pub fn probe(&self, pos: &Position) -> Result<Value, ProbeError> {
         match self.locate(pos)? {
             Lookup::Known(v) => Ok(v),
@@ -203,7 +225,7 @@ impl TableSet {
         }
     }
 
-    /// Win, draw or loss of a moving-phase position for the side to move,
+    /// Win, draw or loss of a position for the side to move,
     /// reading only the (smaller) win/draw/loss section.
     pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
         match self.locate(pos)? {

@@ -104,6 +104,18 @@ impl Rules {
         Board::by_name(self.board).expect("rule sets only name known boards")
     }
 
+    /// The rule set whose moving-phase tables serve this one. The moving
+    /// phase does not depend on the stone count (beyond which subspaces
+    /// exist) or on moving during placing, so `standard,stones=N` for every
+    /// N up to 9 shares the tables of `standard`.
+    pub fn moving_rules(&self) -> Rules {
+        Rules {
+            stones: self.stones.max(Rules::STANDARD.stones),
+            lasker: false,
+            ..*self
+        }
+    }
+
     /// Whether a side with `on_board` stones and none in hand flies.
     #[inline]
     pub fn flies(&self, on_board: u32) -> bool {

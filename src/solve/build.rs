@@ -4,7 +4,7 @@
 use super::{Exits, Progress, SubspaceStats, solve_pair};
 use crate::index::{Indexer, Subspace};
 use crate::rules::Rules;
-use crate::table::{MappedTable, Table, TableError, rules_dir, table_path};
+use crate::table::{MappedTable, Table, TableError, rules_dir, table_path, table_rules};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;
@@ -115,12 +115,14 @@ fn slots_of(rules: &Rules, s: Subspace) -> u64 {
 
 /// Reads and decodes a finished table, checking every block.
 pub fn load_table(db: &Path, rules: &Rules, s: Subspace) -> Result<Table, TableError> {
-    Table::read(&table_path(db, rules, s), rules, s, slots_of(rules, s))
+    let owner = table_rules(rules, s);
+    Table::read(&table_path(db, rules, s), &owner, s, slots_of(rules, s))
 }
 
 /// Opens a finished table through a memory map, checking its header only.
 pub fn open_table(db: &Path, rules: &Rules, s: Subspace) -> Result<MappedTable, TableError> {
-    MappedTable::open(&table_path(db, rules, s), rules, s, slots_of(rules, s))
+    let owner = table_rules(rules, s);
+    MappedTable::open(&table_path(db, rules, s), &owner, s, slots_of(rules, s))
 }
 
 /// What is on disk for a pair.
@@ -180,7 +182,8 @@ pub struct StatsFile {
     pub subspaces: Vec<SubspaceStats>,
 }
 
-/// Builds the moving-phase tables (resuming what is on disk).
+/// Builds the moving-phase tables (resuming what is on disk). They go to
+/// the folder of [`Rules::moving_rules`], shared by every stone count.
 pub fn build(
     rules: &Rules,
     opts: &BuildOptions<'_>,
@@ -191,6 +194,7 @@ pub fn build(
     } else {
         opts.subspaces.clone()
     };
+    let rules = &rules.moving_rules();
     let order = plan(rules, &wanted)?;
     let dir = rules_dir(opts.db, rules);
     std::fs::create_dir_all(&dir).map_err(|e| BuildError::Io(dir.clone(), e))?;
@@ -297,6 +301,7 @@ pub fn stats_of_dir(
 /// Writes `stats.json` for every moving-phase table present and returns
 /// its rows.
 pub fn write_stats(db: &Path, rules: &Rules) -> Result<Vec<SubspaceStats>, BuildError> {
+    let rules = &rules.moving_rules();
     let present: Vec<Subspace> = moving_subspaces(rules)
         .into_iter()
         .filter(|&s| table_path(db, rules, s).exists())

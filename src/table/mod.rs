@@ -174,7 +174,18 @@ pub fn rules_dir(db: &Path, rules: &Rules) -> PathBuf {
     db.join(rules.short_name())
 }
 
+/// The rule set a subspace's table is made for (and names in its header):
+/// moving-phase tables are shared ([`Rules::moving_rules`]), placing-phase
+/// tables belong to the rule set itself.
+pub fn table_rules(rules: &Rules, subspace: Subspace) -> Rules {
+    if subspace.is_moving() {
+        rules.moving_rules()
+    } else {
+        *rules
+    }
+}
+
 /// The file of one subspace's table.
 pub fn table_path(db: &Path, rules: &Rules, subspace: Subspace) -> PathBuf {
-    rules_dir(db, rules).join(format!("{subspace}.mbt"))
+    rules_dir(db, &table_rules(rules, subspace)).join(format!("{subspace}.mbt"))
 }

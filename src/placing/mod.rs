@@ -1,0 +1,325 @@
+//! The placing phase: positions with stones in hand, one table per
+//! subspace `w-b-wh-bh` (side to move first).
+//!
+//! Every placing move puts a stone from the hand on the board, so the
+//! stones in hand only shrink: the placing phase has no cycles. Each table
+//! is therefore computed in one forward pass over its slots, from the
+//! tables of its children (later placing tables, and the moving-phase
+//! tables once both hands are empty), last placement first. The values are
+//! the same as in the moving phase: win, draw or loss for the side to move
+//! with the plies to the end of the game under best play.
+//!
+//! Only subspaces that a game from the start can reach are built
+//! ([`placing_subspaces`]); within them every position gets its value.
+
+use crate::geometry::PointSet;
+use crate::index::{Indexer, Subspace, SubspaceIndex};
+use crate::moves::{removal_sets, removals_earned};
+use crate::query::best_first;
+use crate::rules::{DoubleMill, Rules};
+use crate::solve::build::{BuildError, load_table, open_table};
+use crate::solve::value::{UNUSED, Value};
+use crate::solve::{Progress, SubspaceStats};
+use crate::table::{Table, table_path};
+use rayon::prelude::*;
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::time::Instant;
+
+/// Most stones one move can remove under `rules` (two mills closed at
+/// once at most: a point lies on two lines).
+fn most_removals(rules: &Rules) -> u8 {
+    rules.removals_per_mill
+        * match rules.double_mill {
+            DoubleMill::One => 1,
+            DoubleMill::PerMill => 2,
+        }
+}
+
+/// Whether the placing phase of `rules` can be tabulated: with moving
+/// during placing (Lasker) it has cycles, which this pass does not handle.
+pub fn placing_supported(rules: &Rules) -> Result<(), String> {
+    if rules.lasker {
+        Err(format!(
+            "placing-phase tables for rules {} are not supported yet: with lasker=on \
+             stones may move while others are in hand, so the placing phase has cycles",
+            rules.short_name()
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// The subspaces a move from a position of `s` leads to, where the side
+/// then to move has not lost (at least 3 stones on the board and in hand).
+/// The first is the one without a removal.
+pub fn child_subspaces(rules: &Rules, s: Subspace) -> Vec<Subspace> {
+    let mut out = Vec::new();
+    if s.wh == 0 {
+        return out;
+    }
+    for k in 0..=most_removals(rules) {
+        // A removal needs a mill: three of the mover's stones after placing.
+        if k > s.b || (k > 0 && s.w + 1 < 3) {
+            break;
+        }
+        let c = Subspace {
+            w: s.b - k,
+            b: s.w + 1,
+            wh: s.bh,
+            bh: s.wh - 1,
+        };
+        if c.w + c.wh >= 3 {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Every placing-phase subspace that a game from the start reaches (both
+/// sides with at least 3 stones, someone with stones in hand), children
+/// before parents: the order in which they are built.
+pub fn placing_subspaces(rules: &Rules) -> Vec<Subspace> {
+    let n = rules.stones;
+    let start = Subspace {
+        w: 0,
+        b: 0,
+        wh: n,
+        bh: n,
+    };
+    let mut seen = BTreeSet::from([start]);
+    let mut todo = vec![start];
+    while let Some(s) = todo.pop() {
+        for c in child_subspaces(rules, s) {
+            if !c.is_moving() && seen.insert(c) {
+                todo.push(c);
+            }
+        }
+    }
+    let mut out: Vec<Subspace> = seen.into_iter().collect();
+    // Fewer stones in hand first; within a layer neighbours share children.
+    out.sort_by_key(|s| (s.wh + s.bh, s.w, s.b));
+    out
+}
+
+/// The moving-phase subspaces the placing phase of `rules` ends in.
+pub fn moving_exits(rules: &Rules) -> Vec<Subspace> {
+    let mut out = BTreeSet::new();
+    for s in placing_subspaces(rules) {
+        out.extend(
+            child_subspaces(rules, s)
+                .into_iter()
+                .filter(|c| c.is_moving()),
+        );
+    }
+    out.into_iter().collect()
+}
+
+/// The children's tables of one subspace, by the number of stones removed.
+struct Children<'a> {
+    by_removed: Vec<Option<(SubspaceIndex<'a>, &'a Table)>>,
+}
+
+impl Children<'_> {
+    /// The code of the child where the side to move has `us` and the other
+    /// side `them`, `removed` stones having been taken.
+    #[inline]
+    fn code(&self, removed: u32, us: PointSet, them: PointSet) -> u16 {
+        match &self.by_removed[removed as usize] {
+            Some((index, table)) => table.code(index.slot(us, them)),
+            None => UNUSED,
+        }
+    }
+}
+
+/// Computes the table of placing subspace `s` from its children's tables.
+/// `None` if a child's slot was marked unused (a damaged or wrong child).
+fn solve_subspace(
+    rules: &Rules,
+    s: Subspace,
+    tables: &HashMap<Subspace, Table>,
+    progress: &dyn Progress,
+) -> Option<Table> {
+    let board = rules.board();
+    let indexer = Indexer::for_board(board);
+    let index = indexer.subspace(s.w, s.b);
+    let kids = child_subspaces(rules, s);
+    let children = Children {
+        by_removed: (0..=most_removals(rules))
+            .map(|k| {
+                kids.iter()
+                    .find(|c| c.w + k == s.b)
+                    .map(|c| (indexer.subspace(c.w, c.b), &tables[c]))
+            })
+            .collect(),
+    };
+    let quiet = children.by_removed[0].as_ref();
+    let broken = AtomicBool::new(false);
+    let block = index.block_size() as usize;
+    let mut codes = vec![UNUSED; index.slots() as usize];
+    progress.phase("placing", index.orbits());
+    codes
+        .par_chunks_mut(block)
+        .enumerate()
+        .for_each(|(orbit, out)| {
+            let base = orbit as u64 * block as u64;
+            let mut sets = Vec::new();
+            let mut quiet_slots: Vec<u64> = Vec::new();
+            index.for_each_in_block(orbit as u64, |slot, us, them, canonical| {
+                if !canonical {
+                    return;
+                }
+                let empty = board.all.minus(us.union(them));
+                let mut best: Option<Value> = None;
+                let mut fold = |code: u16| match Value::from_code(code) {
+                    None => broken.store(true, Relaxed),
+                    Some(v) => {
+                        let v = v.parent();
+                        if best.is_none_or(|b| best_first(&v) < best_first(&b)) {
+                            best = Some(v);
+                        }
+                    }
+                };
+                quiet_slots.clear();
+                let prepared = quiet.map(|(i, _)| i.prepare(them));
+                for p in empty {
+                    let after = us.with(p);
+                    let k = removals_earned(rules, board.mills_through(p, after));
+                    if k == 0 {
+                        // The child (them to move) is in the quiet table,
+                        // which exists: both sides keep their stones.
+                        let (qi, qt) = quiet.expect("a quiet child subspace");
+                        let slot = qi.slot_with(prepared.as_ref().unwrap(), after);
+                        qt.prefetch(slot);
+                        quiet_slots.push(slot);
+                        continue;
+                    }
+                    sets.clear();
+                    removal_sets(board, rules, them, s.bh as u32, k, &mut sets);
+                    for &r in &sets {
+                        let left = them.minus(r);
+                        if left.len() + (s.bh as u32) < 3 {
+                            fold(Value::Loss(0).code());
+                        } else if r.is_empty() {
+                            let (qi, qt) = quiet.expect("a quiet child subspace");
+                            fold(qt.code(qi.slot(left, after)));
+                        } else {
+                            fold(children.code(r.len(), left, after));
+                        }
+                    }
+                }
+                if let Some((_, qt)) = quiet {
+                    for &slot in &quiet_slots {
+                        fold(qt.code(slot));
+                    }
+                }
+                // No empty point: the side to move cannot place and loses.
+                out[(slot - base) as usize] = best.unwrap_or(Value::Loss(0)).code();
+            });
+            progress.advance(1);
+        });
+    if broken.into_inner() {
+        return None;
+    }
+    Some(Table::from_codes(s, &codes))
+}
+
+/// What a placing build did.
+pub struct PlacingReport {
+    /// Subspaces computed now.
+    pub computed: usize,
+    /// Subspaces found finished on disk.
+    pub skipped: usize,
+}
+
+/// Slots of every placing subspace of `rules`.
+pub fn placing_slots(rules: &Rules) -> u64 {
+    let indexer = Indexer::for_board(rules.board());
+    placing_subspaces(rules)
+        .iter()
+        .map(|s| indexer.subspace(s.w, s.b).slots())
+        .sum()
+}
+
+/// Builds the placing-phase tables of `rules` (resuming what is on disk).
+/// The moving-phase tables it ends in must be built already.
+pub fn build_placing(
+    rules: &Rules,
+    db: &Path,
+    level: i32,
+    progress: &dyn Progress,
+) -> Result<PlacingReport, BuildError> {
+    placing_supported(rules).map_err(BuildError::Request)?;
+    let indexer = Indexer::for_board(rules.board());
+    let dir = crate::table::rules_dir(db, rules);
+    std::fs::create_dir_all(&dir).map_err(|e| BuildError::Io(dir.clone(), e))?;
+    let mut report = PlacingReport {
+        computed: 0,
+        skipped: 0,
+    };
+    let mut loaded: HashMap<Subspace, Table> = HashMap::new();
+    for s in placing_subspaces(rules) {
+        let slots = indexer.subspace(s.w, s.b).slots();
+        let name = s.to_string();
+        if open_table(db, rules, s).and_then(|t| t.verify()).is_ok() {
+            report.skipped += 1;
+            progress.pair_skipped(&name, slots);
+            continue;
+        }
+        let kids = child_subspaces(rules, s);
+        loaded.retain(|k, _| kids.contains(k));
+        for &c in &kids {
+            if !loaded.contains_key(&c) {
+                loaded.insert(c, load_table(db, rules, c)?);
+            }
+        }
+        progress.pair_started(&name, slots);
+        let start = Instant::now();
+        let table = solve_subspace(rules, s, &loaded, progress).ok_or_else(|| {
+            BuildError::Solve(format!(
+                "placing subspace {s}: a child position maps to a slot marked unused; \
+                 check the tables it reads with `millbase check --rules {}`",
+                rules.short_name()
+            ))
+        })?;
+        table.write(&table_path(db, rules, s), rules, level)?;
+        let stats = [SubspaceStats::of_table(&table)];
+        progress.pair_finished(&name, slots, &stats, start.elapsed().as_secs_f64());
+        report.computed += 1;
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placing_subspaces_of_three_stones() {
+        let rules: Rules = "standard,stones=3".parse().unwrap();
+        let subs = placing_subspaces(&rules);
+        let names: Vec<String> = subs.iter().map(|s| s.to_string()).collect();
+        // No mill before the third stone, and any removal ends a 3-stone game.
+        assert_eq!(
+            names,
+            [
+                "2-3-1-0", "2-2-1-1", "1-2-2-1", "1-1-2-2", "0-1-3-2", "0-0-3-3"
+            ]
+        );
+        assert_eq!(moving_exits(&rules), [Subspace::moving(3, 3)]);
+    }
+
+    #[test]
+    fn nine_stones_reach_every_exit_and_start() {
+        let rules = Rules::STANDARD;
+        let subs = placing_subspaces(&rules);
+        assert_eq!(subs.last().unwrap().to_string(), "0-0-9-9");
+        // Black's last placement: at most 8 of its own, 9 of White's.
+        assert!(subs.contains(&"8-9-1-0".parse().unwrap()));
+        assert!(!subs.contains(&"9-9-1-0".parse().unwrap()));
+        let exits = moving_exits(&rules);
+        assert!(exits.contains(&Subspace::moving(9, 9)));
+        assert!(exits.iter().all(|e| e.w >= 3 && e.b >= 3));
+    }
+}
