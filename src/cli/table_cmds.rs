@@ -68,9 +68,25 @@ fn print_check(r: &SubspaceCheck) {
 
 /// `millbase check`.
 pub fn check_cmd(rules: &Rules, args: &CheckArgs) -> Result<(), CliError> {
-    let all = moving_subspaces(rules);
+    let placing = if millbase::placing::placing_supported(rules).is_ok() {
+        millbase::placing::placing_subspaces(rules)
+    } else {
+        Vec::new()
+    };
+    let mut all = moving_subspaces(rules);
+    all.extend(&placing);
     let subspaces: Vec<Subspace> = if args.subspaces.is_empty() {
-        all
+        let built = placing
+            .last()
+            .is_some_and(|&s| millbase::table::table_path(&args.db, rules, s).exists());
+        if built {
+            all
+        } else {
+            println!(
+                "no placing-phase tables (built with --no-placing?): checking the moving phase"
+            );
+            moving_subspaces(rules)
+        }
     } else {
         let list = args
             .subspaces
@@ -79,7 +95,8 @@ pub fn check_cmd(rules: &Rules, args: &CheckArgs) -> Result<(), CliError> {
             .collect::<Result<Vec<_>, _>>()?;
         if let Some(s) = list.iter().find(|s| !all.contains(s)) {
             return Err(CliError::input(format!(
-                "subspace {s} is not a moving-phase subspace of rules {}",
+                "subspace {s} is not a subspace of rules {} (moving: W-B, placing: W-B-WH-BH \
+                 as reached from the start)",
                 rules.short_name()
             )));
         }

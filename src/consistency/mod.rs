@@ -70,7 +70,7 @@ pub fn check_subspaces(
     for &s in subspaces {
         let start = std::time::Instant::now();
         open_table(db, rules, s)?.verify()?;
-        let needed = children_subspaces(s);
+        let needed = children_subspaces(rules, s);
         loaded.retain(|k, _| needed.contains(k));
         for &n in &needed {
             if let std::collections::hash_map::Entry::Vacant(e) = loaded.entry(n) {
@@ -86,10 +86,14 @@ pub fn check_subspaces(
 }
 
 /// The tables a position of `s` (side to move first) and its children need.
-fn children_subspaces(s: Subspace) -> Vec<Subspace> {
+fn children_subspaces(rules: &Rules, s: Subspace) -> Vec<Subspace> {
+    let mut out = vec![s];
+    if !s.is_moving() {
+        out.extend(crate::placing::child_subspaces(rules, s));
+        return out;
+    }
     // After a move the opponent is to move with `b` stones or fewer
     // (captures), against our `w`.
-    let mut out = vec![s];
     for x in 3..=s.b {
         out.push(Subspace::moving(x, s.w));
     }
@@ -107,14 +111,19 @@ fn check_one(
     let index = indexer.subspace(s.w, s.b);
     let table = &tables[&s];
     let bad_count = AtomicU64::new(0);
-    // Tables and indexes by stone counts, for cheap lookups.
+    // The children's tables and indexes by stone counts, for cheap
+    // lookups: all children of a subspace have the same stones in hand.
+    let placing = !s.is_moving();
+    let (child_hand, child_other_hand) = if placing { (s.bh, s.wh - 1) } else { (0, 0) };
     let mut by_counts: Vec<Option<(SubspaceIndex<'_>, &Table)>> =
         (0..25 * 25).map(|_| None).collect();
     for (t, table) in tables {
-        by_counts[t.w as usize * 25 + t.b as usize] = Some((indexer.subspace(t.w, t.b), table));
+        if (t.wh, t.bh) == (child_hand, child_other_hand) {
+            by_counts[t.w as usize * 25 + t.b as usize] = Some((indexer.subspace(t.w, t.b), table));
+        }
     }
     let value_of = |us: PointSet, them: PointSet| -> Option<Value> {
-        if us.len() < 3 {
+        if us.len() + (child_hand as u32) < 3 {
             return Some(Value::Loss(0));
         }
         let (index, table) = by_counts[us.len() as usize * 25 + them.len() as usize]
@@ -124,9 +133,11 @@ fn check_one(
     };
     // Children without a capture: the mover's stones stay `them`, so their
     // side of the index is prepared once per position.
-    let (quiet_index, quiet_table) = by_counts[s.b as usize * 25 + s.w as usize]
+    // A placement adds a stone to the mover's side.
+    let mover_after = s.w as usize + placing as usize;
+    let (quiet_index, quiet_table) = by_counts[s.b as usize * 25 + mover_after]
         .as_ref()
-        .expect("the twin table is loaded");
+        .expect("the quiet child's table is loaded");
     let mut first_bad: Vec<BadSlot> = (0..index.orbits())
         .into_par_iter()
         .fold(Vec::new, |mut bad: Vec<BadSlot>, orbit| {
@@ -139,7 +150,10 @@ fn check_one(
                         white: us,
                         black: them,
                     },
-                    hand: ByColor::default(),
+                    hand: ByColor {
+                        white: s.wh,
+                        black: s.bh,
+                    },
                     to_move: Color::White,
                 };
                 let expected = if !canonical {

@@ -10,7 +10,7 @@
 use crate::index::Indexer;
 use crate::moves::{Move, legal_moves};
 use crate::position::{Color, Position};
-use crate::query::{ProbeError, TableSet};
+use crate::query::{MoveValue, ProbeError, TableSet};
 use crate::rules::Rules;
 use crate::table::Wdl;
 use std::collections::HashMap;
@@ -202,4 +202,20 @@ pub fn distinct_first_moves(pos: &Position, rules: &Rules) -> Vec<Move> {
             seen.insert(key)
         })
         .collect()
+}
+
+/// A principal line from `pos` to the moving phase read from the tables
+/// alone (placing-phase tables needed): at each step the best move by
+/// [`TableSet::probe_moves`], with its value for the side that makes it.
+pub fn table_line(tables: &TableSet, pos: &Position) -> Result<Vec<MoveValue>, ProbeError> {
+    let mut line = Vec::new();
+    let mut pos = *pos;
+    while !pos.is_moving_phase() {
+        let Some(best) = tables.probe_moves(&pos)?.into_iter().next() else {
+            break;
+        };
+        pos = pos.play(&best.mv);
+        line.push(best);
+    }
+    Ok(line)
 }

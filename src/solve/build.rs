@@ -265,21 +265,31 @@ pub fn build(
                 Some(tables)
             }
         };
-        if later.contains(&pair) {
-            let tables = match tables {
-                Some(t) => t,
-                None => subs
-                    .iter()
-                    .map(|&s| load_table(opts.db, rules, s))
-                    .collect::<Result<_, _>>()?,
-            };
+        // Tables found on disk are loaded only when a pair to solve needs them.
+        if later.contains(&pair)
+            && let Some(tables) = tables
+        {
             for t in tables {
                 exits.insert(t);
             }
         }
     }
-    // One read of every table serves both the report and stats.json.
-    let all = write_stats(opts.db, rules)?;
+    // One read of every table serves both the report and stats.json; when
+    // nothing changed, the stats file on disk already holds the rows.
+    let on_file = (report.computed + report.converted == 0)
+        .then(|| std::fs::read(rules_dir(opts.db, rules).join("stats.json")).ok())
+        .flatten()
+        .and_then(|b| serde_json::from_slice::<StatsFile>(&b).ok())
+        .filter(|f| {
+            f.rules == rules.canonical()
+                && wanted
+                    .iter()
+                    .all(|s| f.subspaces.iter().any(|r| r.subspace == s.to_string()))
+        });
+    let all = match on_file {
+        Some(f) => f.subspaces,
+        None => write_stats(opts.db, rules)?,
+    };
     report.stats = all
         .into_iter()
         .filter(|row| wanted.iter().any(|s| s.to_string() == row.subspace))
