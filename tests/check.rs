@@ -4,7 +4,7 @@ use millbase::Rules;
 use millbase::index::Subspace;
 use millbase::solve::build::load_table;
 use millbase::solve::value::{UNUSED, Value};
-use millbase::table::{DEFAULT_LEVEL, Table, table_path};
+use millbase::table::{DEFAULT_LEVEL, Table, table_path, table_rules};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -76,7 +76,11 @@ fn tamper(db: &Path, rules: &Rules, s: Subspace, pick: impl Fn(Value) -> Option<
     let new = pick(Value::from_code(codes[slot as usize]).unwrap()).unwrap();
     codes[slot as usize] = new.code();
     Table::from_codes(s, &codes)
-        .write(&table_path(db, rules, s), rules, DEFAULT_LEVEL)
+        .write(
+            &table_path(db, rules, s),
+            &table_rules(rules, s),
+            DEFAULT_LEVEL,
+        )
         .unwrap();
     slot
 }

@@ -1,0 +1,243 @@
+//! Placing-phase tables against a naive search, and `verify`'s two methods
+//! against each other.
+
+use millbase::index::{Indexer, Subspace};
+use millbase::moves::legal_moves;
+use millbase::query::{ProbeError, TableSet, best_first};
+use millbase::solve::build::load_table;
+use millbase::solve::value::Value;
+use millbase::table::{DEFAULT_LEVEL, Table, table_path, table_rules};
+use millbase::{ByColor, Color, PointSet, Position, Rules};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn millbase(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_millbase"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn build(tag: &str, rules: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "millbase-placing-{}-{tag}-{}",
+        std::process::id(),
+        rules.replace([',', '='], "-")
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = millbase(&["build", "--rules", rules, "--db", dir.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
+/// Plain minimax with plies over the exact positions (no symmetry, no
+/// index), memoised; moving-phase positions are read from the tables, a
+/// side with fewer than 3 stones or no move has lost.
+fn naive(
+    pos: &Position,
+    rules: &Rules,
+    tables: &TableSet,
+    memo: &mut HashMap<Position, Value>,
+) -> Value {
+    if pos.is_moving_phase() {
+        return tables.probe(pos).unwrap();
+    }
+    if let Some(&v) = memo.get(pos) {
+        return v;
+    }
+    let mut moves = Vec::new();
+    legal_moves(pos, rules, &mut moves);
+    let v = moves
+        .iter()
+        .map(|m| naive(&pos.play(m), rules, tables, memo).parent())
+        .min_by_key(best_first)
+        .unwrap_or(Value::Loss(0));
+    memo.insert(*pos, v);
+    v
+}
+
+/// Compares every placing position the naive search visited with the table.
+fn compare_memo(tables: &TableSet, memo: &HashMap<Position, Value>) -> usize {
+    for (pos, want) in memo {
+        assert_eq!(tables.probe(pos).unwrap(), *want, "{pos:?}");
+    }
+    memo.len()
+}
+
+fn walk(rules: &Rules, plies: usize, seed: u64) -> Position {
+    let mut x = seed;
+    let mut pos = Position::start(rules);
+    let mut moves = Vec::new();
+    for _ in 0..plies {
+        legal_moves(&pos, rules, &mut moves);
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        pos = pos.play(&moves[(x % moves.len() as u64) as usize]);
+    }
+    pos
+}
+
+#[test]
+fn three_stones_every_placing_position_matches_naive_search() {
+    let spec = "standard,stones=3";
+    let rules: Rules = spec.parse().unwrap();
+    let db = build("all", spec);
+    let tables = TableSet::open(&db, &rules);
+    let mut memo = HashMap::new();
+    let start = naive(&Position::start(&rules), &rules, &tables, &mut memo);
+    let n = compare_memo(&tables, &memo);
+    assert!(n > 100_000, "the whole placing tree: {n} positions");
+    assert!(matches!(start, Value::Win(_)), "{start:?}");
+    let _ = std::fs::remove_dir_all(db);
+}
+
+#[test]
+fn four_stones_sampled_positions_match_naive_search() {
+    // Rule options that change the placing phase's removals too.
+    for spec in [
+        "standard,stones=4",
+        "standard,stones=4,protection=strict",
+        "standard,stones=4,removals=2",
+    ] {
+        let rules: Rules = spec.parse().unwrap();
+        let db = build("sample", spec);
+        let tables = TableSet::open(&db, &rules);
+        let mut memo = HashMap::new();
+        for seed in 1..=8u64 {
+            naive(
+                &walk(&rules, 3 + (seed as usize % 3), seed * 7919),
+                &rules,
+                &tables,
+                &mut memo,
+            );
+        }
+        let n = compare_memo(&tables, &memo);
+        assert!(n > 1000, "{spec}: {n} positions");
+        // The empty board, move by move.
+        let moves = tables.probe_moves(&Position::start(&rules)).unwrap();
+        assert_eq!(moves.len(), 24);
+        assert_eq!(
+            moves[0].value,
+            tables.probe(&Position::start(&rules)).unwrap()
+        );
+        let _ = std::fs::remove_dir_all(db);
+    }
+}
+
+/// Rewrites one table with the value of `slot` replaced (valid checksums).
+fn tamper(db: &Path, rules: &Rules, s: Subspace, slot: u64, to: Value) {
+    let table = load_table(db, rules, s).unwrap();
+    let codes: Vec<u16> = (0..table.len())
+        .map(|i| if i == slot { to.code() } else { table.code(i) })
+        .collect();
+    Table::from_codes(s, &codes)
+        .write(
+            &table_path(db, rules, s),
+            &table_rules(rules, s),
+            DEFAULT_LEVEL,
+        )
+        .unwrap();
+}
+
+#[test]
+fn verify_methods_agree_and_a_tampered_table_is_caught() {
+    let spec = "standard,stones=4";
+    let rules: Rules = spec.parse().unwrap();
+    let db = build("verify", spec);
+    let d = db.to_str().unwrap();
+    let out = millbase(&["verify", "--rules", spec, "--db", d]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("method 1: the placing-phase tables"),
+        "{text}"
+    );
+    assert!(
+        text.contains("both methods agree: the game is a draw"),
+        "{text}"
+    );
+    let out = millbase(&[
+        "query",
+        "--json",
+        "--rules",
+        spec,
+        "--db",
+        d,
+        "......../......../........ w 4 4",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["value"], "draw", "{json}");
+    assert_eq!(json["moves"].as_array().unwrap().len(), 24);
+
+    // The start made a win for White: the tables' method now disagrees
+    // with the search, and `check` names the slot.
+    let start: Subspace = "0-0-4-4".parse().unwrap();
+    tamper(&db, &rules, start, 0, Value::Win(9));
+    let out = millbase(&["verify", "--rules", spec, "--db", d]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the two methods disagree"), "{err}");
+    let out = millbase(&["check", "--rules", spec, "--db", d]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("0-0-4-4") && text.contains("slot 0"),
+        "{text}"
+    );
+
+    // A placing position deep in the tree made a draw where it is not.
+    let indexer = Indexer::for_board(rules.board());
+    let s: Subspace = "3-4-1-0".parse().unwrap();
+    let table = load_table(&db, &rules, s).unwrap();
+    let slot = (0..table.len())
+        .find(|&i| {
+            indexer.subspace(s.w, s.b).is_canonical(i)
+                && !matches!(Value::from_code(table.code(i)), Some(Value::Draw))
+        })
+        .unwrap();
+    tamper(&db, &rules, s, slot, Value::Draw);
+    let out = millbase(&[
+        "check",
+        "--rules",
+        spec,
+        "--db",
+        d,
+        "--subspaces",
+        "3-4-1-0",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("slot {slot} ")), "{text}");
+    let _ = std::fs::remove_dir_all(db);
+}
+
+#[test]
+fn positions_no_game_reaches_get_a_clear_error() {
+    let spec = "standard,stones=3";
+    let rules: Rules = spec.parse().unwrap();
+    let db = build("unreached", spec);
+    let tables = TableSet::open(&db, &rules);
+    // One stone placed each, but Black's is gone: no mill can have taken it.
+    let p = rules.board().point(0).unwrap();
+    let pos = Position {
+        stones: ByColor {
+            white: PointSet::single(p),
+            black: PointSet::EMPTY,
+        },
+        hand: ByColor { white: 2, black: 2 },
+        to_move: Color::White,
+    };
+    match tables.probe(&pos) {
+        Err(ProbeError::NotCovered(why)) => {
+            assert!(why.contains("no game from the start"), "{why}")
+        }
+        other => panic!("{other:?}"),
+    }
+    let _ = std::fs::remove_dir_all(db);
+}
