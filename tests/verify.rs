@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
 
-fn build(rules: &str) -> PathBuf {
+fn build(tag: &str, rules: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
-        "millbase-verify-{}-{}",
+        "millbase-verify-{}-{tag}-{}",
         std::process::id(),
         rules.replace([',', '='], "-")
     ));
@@ -20,7 +20,11 @@ fn build(rules: &str) -> PathBuf {
         .args(["build", "--rules", rules, "--db", dir.to_str().unwrap()])
         .output()
         .unwrap();
-    assert!(out.status.success());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     dir
 }
 
@@ -114,7 +118,7 @@ fn walk(rules: &Rules, plies: usize, seed: u64) -> Position {
 fn search_agrees_with_naive_minimax() {
     // Three stones: the whole placing phase from the start.
     let rules: Rules = "standard,stones=3".parse().unwrap();
-    let db = build("standard,stones=3");
+    let db = build("search", "standard,stones=3");
     let tables = TableSet::open(&db, &rules);
     agree(&rules, &tables, &Position::start(&rules));
     let _ = std::fs::remove_dir_all(db);
@@ -122,7 +126,7 @@ fn search_agrees_with_naive_minimax() {
     // whole tree would take minutes).
     for spec in ["standard,stones=4", "standard,stones=4,flying=off"] {
         let rules: Rules = spec.parse().unwrap();
-        let db = build(spec);
+        let db = build("search", spec);
         let tables = TableSet::open(&db, &rules);
         for seed in 1..=6 {
             agree(
@@ -137,7 +141,7 @@ fn search_agrees_with_naive_minimax() {
 
 #[test]
 fn verify_prints_the_value_of_the_start() {
-    let db = build("standard,stones=3");
+    let db = build("print", "standard,stones=3");
     let out = Command::new(env!("CARGO_BIN_EXE_millbase"))
         .args([
             "verify",
