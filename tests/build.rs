@@ -242,6 +242,9 @@ fn query_answers_from_the_tables_and_refuses_what_it_cannot() {
     let out = q(&["start"]);
     assert_eq!(out.status.code(), Some(1));
     let e = String::from_utf8_lossy(&out.stderr);
-    assert!(e.contains("0-0-9-9.mbt") && e.contains("millbase build"), "{e}");
+    assert!(
+        e.contains("0-0-9-9.mbt") && e.contains("millbase build"),
+        "{e}"
+    );
     let _ = std::fs::remove_dir_all(db);
 }

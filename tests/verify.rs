@@ -81,6 +81,18 @@ fn agree(rules: &Rules, tables: &TableSet, from: &Position) -> i8 {
     }
     let want = naive(from, rules, tables, &mut memo);
     assert_eq!(wdl_of(want), search.value(from).unwrap(), "{from:?}");
+    // Ordered by the placing tables' hints: the same values.
+    let mut hinted = OpeningSearch::new(tables).with_hints();
+    for m in &moves {
+        let child = from.play(m);
+        let want = naive(&child, rules, tables, &mut memo);
+        assert_eq!(
+            wdl_of(want),
+            hinted.value(&child).unwrap(),
+            "hinted, after {m:?}"
+        );
+    }
+    assert!(hinted.hint_probes > 0);
     // The principal line keeps the value to the moving phase.
     let line = search.principal_line(from).unwrap();
     let mut pos = *from;

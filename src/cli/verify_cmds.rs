@@ -33,6 +33,9 @@ pub struct VerifyArgs {
     /// Which methods to run.
     #[arg(long, value_enum, default_value_t = Method::Both)]
     method: Method,
+    /// Do not let the placing-phase tables order the search's moves.
+    #[arg(long)]
+    no_hints: bool,
 }
 
 fn wdl(v: Value) -> Wdl {
@@ -119,22 +122,40 @@ fn by_tables(
 
 /// Method 2: Gasser's alpha-beta search over the placing phase, reading
 /// only the moving-phase tables at its leaves.
-fn by_search(tables: &TableSet, rules: &Rules, first: &[Move]) -> Result<Outcome, CliError> {
+fn by_search(
+    tables: &TableSet,
+    rules: &Rules,
+    first: &[Move],
+    hints: bool,
+) -> Result<Outcome, CliError> {
     let start_pos = Position::start(rules);
     println!(
         "method 2: alpha-beta search over the placing phase, moving-phase tables at the leaves (Gasser)"
     );
+    let hints = hints && tables.probe_wdl(&start_pos).is_ok();
+    println!(
+        "  move order: {}",
+        if hints {
+            "the placing-phase tables' best move first (ordering only: values come from the search)"
+        } else {
+            "mill-closing moves first"
+        }
+    );
     let t = Instant::now();
     let mut search = OpeningSearch::new(tables);
+    if hints {
+        search = search.with_hints();
+    }
     let value = search
         .value(&start_pos)
         .map_err(|e| CliError::probe(e, rules))?;
     println!(
-        "  value of the start for White (to move): {}  ({} positions searched, {} table probes, {} classes in the transposition table)",
+        "  value of the start for White (to move): {}  ({} positions searched, {} moving-phase table probes, {} classes in the transposition table, {} ordering probes)",
         value.name().to_uppercase(),
         search.nodes,
         search.probes,
-        search.table_len()
+        search.table_len(),
+        search.hint_probes
     );
     println!("  first moves (one per symmetry class), value for White:");
     let mut first_moves = Vec::new();
@@ -178,7 +199,7 @@ pub fn verify_cmd(rules: &Rules, args: &VerifyArgs) -> Result<(), CliError> {
     let two = if args.method == Method::Tables {
         None
     } else {
-        Some(by_search(&tables, rules, &first)?)
+        Some(by_search(&tables, rules, &first, !args.no_hints)?)
     };
     let verdict = |w: Wdl| match w {
         Wdl::Win => "a win for White",

@@ -33,6 +33,10 @@ pub struct OpeningSearch<'a> {
     pub nodes: u64,
     /// Leaves read from the moving-phase tables.
     pub probes: u64,
+    /// Whether placing-phase tables order the moves (never decide values).
+    hints: bool,
+    /// Placing-phase table reads made for move ordering.
+    pub hint_probes: u64,
 }
 
 fn score(w: Wdl) -> i8 {
@@ -63,6 +67,41 @@ impl<'a> OpeningSearch<'a> {
             tt: HashMap::new(),
             nodes: 0,
             probes: 0,
+            hints: false,
+            hint_probes: 0,
+        }
+    }
+
+    /// Lets the placing-phase tables order the moves: at each position the
+    /// move they call best is searched first. The value found still comes
+    /// from the moving-phase tables alone (alpha-beta's result does not
+    /// depend on the move order), so wrong hints could only slow the
+    /// search, never change its answer. Positions whose table is missing
+    /// are searched in the plain order.
+    pub fn with_hints(mut self) -> Self {
+        self.hints = true;
+        self
+    }
+
+    /// Moves the first move that the placing tables call best to the front.
+    fn order_by_hint(&mut self, pos: &Position, moves: &mut [Move]) {
+        self.hint_probes += 1;
+        let want = match self.tables.probe_wdl(pos) {
+            Ok(Wdl::Win) => Wdl::Loss,
+            Ok(Wdl::Draw) => Wdl::Draw,
+            // Lost anyway (every move loses), or no table: keep the order.
+            _ => return,
+        };
+        for i in 0..moves.len() {
+            self.hint_probes += 1;
+            match self.tables.probe_wdl(&pos.play(&moves[i])) {
+                Ok(w) if w == want => {
+                    moves[..=i].rotate_right(1);
+                    return;
+                }
+                Ok(_) => {}
+                Err(_) => return,
+            }
         }
     }
 
@@ -115,6 +154,9 @@ impl<'a> OpeningSearch<'a> {
         legal_moves(pos, &self.rules, &mut moves);
         // Closing a mill first: it is the move most often best.
         moves.sort_by_key(|m: &Move| std::cmp::Reverse(m.removed.len()));
+        if self.hints {
+            self.order_by_hint(pos, &mut moves);
+        }
         let mut best = -1i8;
         for m in &moves {
             let v = -self.search(&pos.play(m), -beta, -alpha)?;
@@ -142,8 +184,19 @@ impl<'a> OpeningSearch<'a> {
     }
 
     /// The exact win/draw/loss of `pos` for the side to move.
+    ///
+    /// Two null-window searches: "is it better than a loss?", then "is it
+    /// a win?". Each needs only one good move where the side it favours is
+    /// to move, which prunes far more than one search with the full window.
     pub fn value(&mut self, pos: &Position) -> Result<Wdl, ProbeError> {
-        Ok(wdl_of(self.search(pos, -1, 1)?))
+        if self.search(pos, -1, 0)? < 0 {
+            return Ok(Wdl::Loss);
+        }
+        Ok(if self.search(pos, 0, 1)? >= 1 {
+            Wdl::Win
+        } else {
+            Wdl::Draw
+        })
     }
 
     /// A principal line from `pos` to the moving phase: at each step the
@@ -152,12 +205,12 @@ impl<'a> OpeningSearch<'a> {
         let mut line = Vec::new();
         let mut pos = *pos;
         while !pos.is_moving_phase() {
-            let v = self.search(&pos, -1, 1)?;
+            let v = score(self.value(&pos)?);
             let mut moves = Vec::new();
             legal_moves(&pos, &self.rules, &mut moves);
             let mut next = None;
             for m in moves {
-                if -self.search(&pos.play(&m), -1, 1)? == v {
+                if -score(self.value(&pos.play(&m))?) == v {
                     next = Some(m);
                     break;
                 }
