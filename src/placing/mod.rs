@@ -133,6 +133,54 @@ impl Children<'_> {
     }
 }
 
+/// Positions whose quiet children are looked up together.
+const BATCH: usize = 32;
+
+/// A position waiting for its quiet children's codes.
+struct Pending {
+    offset: usize,
+    best: Option<Value>,
+    quiet: std::ops::Range<usize>,
+}
+
+#[derive(Default)]
+struct Batch {
+    pending: Vec<Pending>,
+    quiet_slots: Vec<u64>,
+}
+
+impl Batch {
+    /// Folds in the quiet children and writes each pending position's code
+    /// (a position without moves has lost).
+    fn flush(&mut self, quiet: Option<&Table>, out: &mut [u16], broken: &AtomicBool) {
+        for p in self.pending.drain(..) {
+            let mut best = p.best;
+            if let Some(qt) = quiet {
+                for &slot in &self.quiet_slots[p.quiet] {
+                    fold(&mut best, qt.code(slot), broken);
+                }
+            }
+            out[p.offset] = best.unwrap_or(Value::Loss(0)).code();
+        }
+        self.quiet_slots.clear();
+    }
+}
+
+/// Takes a child's code into the best value for the mover so far; an
+/// unused child slot marks the computation broken.
+#[inline]
+fn fold(best: &mut Option<Value>, code: u16, broken: &AtomicBool) {
+    match Value::from_code(code) {
+        None => broken.store(true, Relaxed),
+        Some(v) => {
+            let v = v.parent();
+            if best.is_none_or(|b| best_first(&v) < best_first(&b)) {
+                *best = Some(v);
+            }
+        }
+    }
+}
+
 /// Computes the table of placing subspace `s` from its children's tables.
 /// `None` if a child's slot was marked unused (a damaged or wrong child).
 fn solve_subspace(
@@ -165,23 +213,14 @@ fn solve_subspace(
         .for_each(|(orbit, out)| {
             let base = orbit as u64 * block as u64;
             let mut sets = Vec::new();
-            let mut quiet_slots: Vec<u64> = Vec::new();
+            let mut batch = Batch::default();
             index.for_each_in_block(orbit as u64, |slot, us, them, canonical| {
                 if !canonical {
                     return;
                 }
                 let empty = board.all.minus(us.union(them));
                 let mut best: Option<Value> = None;
-                let mut fold = |code: u16| match Value::from_code(code) {
-                    None => broken.store(true, Relaxed),
-                    Some(v) => {
-                        let v = v.parent();
-                        if best.is_none_or(|b| best_first(&v) < best_first(&b)) {
-                            best = Some(v);
-                        }
-                    }
-                };
-                quiet_slots.clear();
+                let first_quiet = batch.quiet_slots.len();
                 let prepared = quiet.map(|(i, _)| i.prepare(them));
                 for p in empty {
                     let after = us.with(p);
@@ -192,31 +231,36 @@ fn solve_subspace(
                         let (qi, qt) = quiet.expect("a quiet child subspace");
                         let slot = qi.slot_with(prepared.as_ref().unwrap(), after);
                         qt.prefetch(slot);
-                        quiet_slots.push(slot);
+                        batch.quiet_slots.push(slot);
                         continue;
                     }
                     sets.clear();
                     removal_sets(board, rules, them, s.bh as u32, k, &mut sets);
                     for &r in &sets {
                         let left = them.minus(r);
-                        if left.len() + (s.bh as u32) < 3 {
-                            fold(Value::Loss(0).code());
+                        let code = if left.len() + (s.bh as u32) < 3 {
+                            Value::Loss(0).code()
                         } else if r.is_empty() {
                             let (qi, qt) = quiet.expect("a quiet child subspace");
-                            fold(qt.code(qi.slot(left, after)));
+                            qt.code(qi.slot(left, after))
                         } else {
-                            fold(children.code(r.len(), left, after));
-                        }
+                            children.code(r.len(), left, after)
+                        };
+                        fold(&mut best, code, &broken);
                     }
                 }
-                if let Some((_, qt)) = quiet {
-                    for &slot in &quiet_slots {
-                        fold(qt.code(slot));
-                    }
+                batch.pending.push(Pending {
+                    offset: (slot - base) as usize,
+                    best,
+                    quiet: first_quiet..batch.quiet_slots.len(),
+                });
+                // The quiet children's codes are read a batch later, so the
+                // prefetches have time to arrive: the reads are cache misses.
+                if batch.pending.len() == BATCH {
+                    batch.flush(quiet.map(|q| q.1), out, &broken);
                 }
-                // No empty point: the side to move cannot place and loses.
-                out[(slot - base) as usize] = best.unwrap_or(Value::Loss(0)).code();
             });
+            batch.flush(quiet.map(|q| q.1), out, &broken);
             progress.advance(1);
         });
     if broken.into_inner() {
