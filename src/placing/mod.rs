@@ -122,12 +122,24 @@ struct Children<'a> {
 }
 
 impl Children<'_> {
-    /// The code of the child where the side to move has `us` and the other
-    /// side `them`, `removed` stones having been taken.
+    /// The slot of the child where the side to move has `us` and the other
+    /// side `them`, `removed` stones having been taken, prefetched.
     #[inline]
-    fn code(&self, removed: u32, us: PointSet, them: PointSet) -> u16 {
+    fn slot(&self, removed: u32, us: PointSet, them: PointSet) -> Option<u64> {
+        self.by_removed[removed as usize]
+            .as_ref()
+            .map(|(index, table)| {
+                let slot = index.slot(us, them);
+                table.prefetch(slot);
+                slot
+            })
+    }
+
+    /// The code at `slot` of the child table for `removed` stones taken.
+    #[inline]
+    fn code_at(&self, removed: u8, slot: u64) -> u16 {
         match &self.by_removed[removed as usize] {
-            Some((index, table)) => table.code(index.slot(us, them)),
+            Some((_, table)) => table.code(slot),
             None => UNUSED,
         }
     }
@@ -136,33 +148,33 @@ impl Children<'_> {
 /// Positions whose quiet children are looked up together.
 const BATCH: usize = 32;
 
-/// A position waiting for its quiet children's codes.
+/// A position waiting for its children's codes.
 struct Pending {
     offset: usize,
     best: Option<Value>,
-    quiet: std::ops::Range<usize>,
+    children: std::ops::Range<usize>,
 }
 
+/// Positions whose children's slots are known and prefetched, waiting to be
+/// read: `(stones removed, slot)` per child.
 #[derive(Default)]
 struct Batch {
     pending: Vec<Pending>,
-    quiet_slots: Vec<u64>,
+    lookups: Vec<(u8, u64)>,
 }
 
 impl Batch {
-    /// Folds in the quiet children and writes each pending position's code
-    /// (a position without moves has lost).
-    fn flush(&mut self, quiet: Option<&Table>, out: &mut [u16], broken: &AtomicBool) {
+    /// Folds in the children and writes each pending position's code (a
+    /// position without moves has lost).
+    fn flush(&mut self, children: &Children<'_>, out: &mut [u16], broken: &AtomicBool) {
         for p in self.pending.drain(..) {
             let mut best = p.best;
-            if let Some(qt) = quiet {
-                for &slot in &self.quiet_slots[p.quiet] {
-                    fold(&mut best, qt.code(slot), broken);
-                }
+            for &(removed, slot) in &self.lookups[p.children] {
+                fold(&mut best, children.code_at(removed, slot), broken);
             }
             out[p.offset] = best.unwrap_or(Value::Loss(0)).code();
         }
-        self.quiet_slots.clear();
+        self.lookups.clear();
     }
 }
 
@@ -220,7 +232,7 @@ fn solve_subspace(
                 }
                 let empty = board.all.minus(us.union(them));
                 let mut best: Option<Value> = None;
-                let first_quiet = batch.quiet_slots.len();
+                let first = batch.lookups.len();
                 let prepared = quiet.map(|(i, _)| i.prepare(them));
                 for p in empty {
                     let after = us.with(p);
@@ -231,36 +243,35 @@ fn solve_subspace(
                         let (qi, qt) = quiet.expect("a quiet child subspace");
                         let slot = qi.slot_with(prepared.as_ref().unwrap(), after);
                         qt.prefetch(slot);
-                        batch.quiet_slots.push(slot);
+                        batch.lookups.push((0, slot));
                         continue;
                     }
                     sets.clear();
                     removal_sets(board, rules, them, s.bh as u32, k, &mut sets);
                     for &r in &sets {
                         let left = them.minus(r);
-                        let code = if left.len() + (s.bh as u32) < 3 {
-                            Value::Loss(0).code()
-                        } else if r.is_empty() {
-                            let (qi, qt) = quiet.expect("a quiet child subspace");
-                            qt.code(qi.slot(left, after))
+                        if left.len() + (s.bh as u32) < 3 {
+                            fold(&mut best, Value::Loss(0).code(), &broken);
                         } else {
-                            children.code(r.len(), left, after)
-                        };
-                        fold(&mut best, code, &broken);
+                            match children.slot(r.len(), left, after) {
+                                Some(slot) => batch.lookups.push((r.len() as u8, slot)),
+                                None => broken.store(true, Relaxed),
+                            }
+                        }
                     }
                 }
                 batch.pending.push(Pending {
                     offset: (slot - base) as usize,
                     best,
-                    quiet: first_quiet..batch.quiet_slots.len(),
+                    children: first..batch.lookups.len(),
                 });
-                // The quiet children's codes are read a batch later, so the
+                // The children's codes are read a batch later, so the
                 // prefetches have time to arrive: the reads are cache misses.
                 if batch.pending.len() == BATCH {
-                    batch.flush(quiet.map(|q| q.1), out, &broken);
+                    batch.flush(&children, out, &broken);
                 }
             });
-            batch.flush(quiet.map(|q| q.1), out, &broken);
+            batch.flush(&children, out, &broken);
             progress.advance(1);
         });
     if broken.into_inner() {
