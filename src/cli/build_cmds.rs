@@ -262,7 +262,11 @@ struct StatsReport {
 /// `millbase stats`.
 pub fn stats_cmd(rules: &Rules, args: &StatsArgs) -> Result<(), CliError> {
     let dir = rules_dir(&args.db, &rules.moving_rules());
-    let present: Vec<Subspace> = moving_subspaces(rules)
+    let mut all = moving_subspaces(rules);
+    if millbase::placing::placing_supported(rules).is_ok() {
+        all.extend(millbase::placing::placing_subspaces(rules));
+    }
+    let present: Vec<Subspace> = all
         .into_iter()
         .filter(|&s| millbase::table::table_path(&args.db, rules, s).exists())
         .collect();
@@ -299,12 +303,12 @@ pub fn stats_cmd(rules: &Rules, args: &StatsArgs) -> Result<(), CliError> {
     }
     let opt = |o: Option<u32>| o.map_or("-".to_string(), |d| d.to_string());
     println!(
-        "{:<9} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
+        "{:<10} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
         "subspace", "positions", "wins", "draws", "losses", "max win", "max loss"
     );
     for r in rows.iter().chain(std::iter::once(&total)) {
         println!(
-            "{:<9} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
+            "{:<10} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
             r.subspace,
             r.positions,
             r.wins,
