@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Moving-phase build benchmark: wall time, peak memory, per-pair times,
-# cumulative time up to 10 and 12 stones in total, disk used.
+# Build benchmark: wall time, peak memory, per-pair times, cumulative time
+# up to 10 and 12 stones in total, placing-phase totals, disk used.
 # Usage: tools/bench_build.sh [DB_DIR] [RULES]   (defaults: db, standard)
 # Resumed runs only time what they compute; start from an empty DB_DIR for
-# the whole build.
+# the whole build; with the moving-phase tables already in DB_DIR it times
+# the placing phase alone.
 set -euo pipefail
 db=${1:-db}
 rules=${2:-standard}

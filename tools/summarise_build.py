@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Summarises a `millbase build` log (stderr, not a terminal), optionally
 with GNU time -v output in it: per-pair seconds, cumulative seconds up to
-10 and 12 stones in total, slots per second, wall time and peak memory."""
+10 and 12 stones in total, slots per second, the placing phase's totals and
+slowest subspaces, wall time and peak memory."""
 import re
 import sys
 
@@ -21,6 +22,14 @@ print(f"pairs solved: {len(pairs)}, {total_slots} slots, {total_s:.0f} s of solv
       f"({total_slots / max(total_s, 1e-9) / 1e6:.2f} M slots/s)")
 for limit, secs in cum.items():
     print(f"up to {limit} stones in total: {secs:.0f} s")
+placing = re.findall(r"solved (\d+)-(\d+)-(\d+)-(\d+) \((\d+) slots\) in ([\d.]+) s", text)
+if placing:
+    slots = sum(int(p[4]) for p in placing)
+    secs = sum(float(p[5]) for p in placing)
+    print(f"placing subspaces solved: {len(placing)}, {slots} slots, {secs:.0f} s "
+          f"({slots / max(secs, 1e-9) / 1e6:.2f} M slots/s)")
+    for p in sorted(placing, key=lambda p: -float(p[5]))[:5]:
+        print(f"  {p[0]}-{p[1]}-{p[2]}-{p[3]}: {p[4]} slots, {float(p[5]):.1f} s")
 m = re.search(r"Elapsed \(wall clock\) time.*: (.*)", text)
 if m:
     print(f"wall time: {m.group(1)}")
