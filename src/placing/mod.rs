@@ -325,8 +325,8 @@ pub fn build_placing(
         let kids = child_subspaces(rules, s);
         loaded.retain(|k, _| kids.contains(k));
         for &c in &kids {
-            if !loaded.contains_key(&c) {
-                loaded.insert(c, load_table(db, rules, c)?);
+            if let std::collections::hash_map::Entry::Vacant(e) = loaded.entry(c) {
+                e.insert(load_table(db, rules, c)?);
             }
         }
         progress.pair_started(&name, slots);
