@@ -187,7 +187,9 @@ fn by_search(
 
 /// `millbase verify`.
 pub fn verify_cmd(rules: &Rules, args: &VerifyArgs) -> Result<(), CliError> {
-    let tables = TableSet::open(&args.db, rules);
+    // Searches read many scattered blocks again and again: keep up to
+    // 1 GiB of decompressed win/draw/loss blocks.
+    let tables = TableSet::with_cache(&args.db, rules, 1 << 18);
     let first = distinct_first_moves(&Position::start(rules), rules);
     println!("rules: {}", rules.canonical());
     let t = Instant::now();

@@ -10,10 +10,14 @@
 use crate::index::Indexer;
 use crate::moves::{Move, legal_moves};
 use crate::position::{Color, Position};
+use crate::query::FastHasher;
 use crate::query::{MoveValue, ProbeError, TableSet};
 use crate::rules::Rules;
 use crate::table::Wdl;
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+type Tt = HashMap<u64, Bounds, BuildHasherDefault<FastHasher>>;
 
 /// Bounds known for a class: the value lies in `lower..=upper`
 /// (-1 loss, 0 draw, 1 win for the side to move).
@@ -28,7 +32,10 @@ pub struct OpeningSearch<'a> {
     tables: &'a TableSet,
     rules: Rules,
     indexer: &'static Indexer,
-    tt: HashMap<u64, Bounds>,
+    tt: Tt,
+    /// Move lists, one per ply of the current line (no allocation per node).
+    move_lists: Vec<Vec<Move>>,
+    ply: usize,
     /// Positions searched (interior nodes and leaves).
     pub nodes: u64,
     /// Leaves read from the moving-phase tables.
@@ -64,7 +71,9 @@ impl<'a> OpeningSearch<'a> {
             tables,
             rules,
             indexer: Indexer::for_board(rules.board()),
-            tt: HashMap::new(),
+            tt: Tt::default(),
+            move_lists: Vec::new(),
+            ply: 0,
             nodes: 0,
             probes: 0,
             hints: false,
@@ -150,7 +159,10 @@ impl<'a> OpeningSearch<'a> {
         let alpha0 = alpha.max(known.lower);
         alpha = alpha0;
         let beta = beta.min(known.upper);
-        let mut moves = Vec::new();
+        if self.move_lists.len() <= self.ply {
+            self.move_lists.push(Vec::new());
+        }
+        let mut moves = std::mem::take(&mut self.move_lists[self.ply]);
         legal_moves(pos, &self.rules, &mut moves);
         // Closing a mill first: it is the move most often best.
         moves.sort_by_key(|m: &Move| std::cmp::Reverse(m.removed.len()));
@@ -158,13 +170,26 @@ impl<'a> OpeningSearch<'a> {
             self.order_by_hint(pos, &mut moves);
         }
         let mut best = -1i8;
+        let mut failed = None;
+        self.ply += 1;
         for m in &moves {
-            let v = -self.search(&pos.play(m), -beta, -alpha)?;
+            let v = match self.search(&pos.play(m), -beta, -alpha) {
+                Ok(v) => -v,
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            };
             best = best.max(v);
             alpha = alpha.max(v);
             if alpha >= beta {
                 break;
             }
+        }
+        self.ply -= 1;
+        self.move_lists[self.ply] = moves;
+        if let Some(e) = failed {
+            return Err(e);
         }
         let mut b = known;
         if best <= alpha0 {
