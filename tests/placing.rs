@@ -241,3 +241,44 @@ fn positions_no_game_reaches_get_a_clear_error() {
     }
     let _ = std::fs::remove_dir_all(db);
 }
+
+fn placing_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "mbt"))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn placing_build_resumes_and_rebuilds_damaged_tables() {
+    let spec = "standard,stones=4";
+    let db = build("resume", spec);
+    let dir = db.join(spec);
+    let before = placing_files(&dir);
+    assert_eq!(before.len(), 14);
+    // One table gone (as if the run stopped there), one damaged.
+    std::fs::remove_file(dir.join("2-3-2-1.mbt")).unwrap();
+    let damaged = dir.join("3-3-1-1.mbt");
+    let mut bytes = std::fs::read(&damaged).unwrap();
+    let n = bytes.len();
+    bytes[n - 10] ^= 0x55;
+    std::fs::write(&damaged, bytes).unwrap();
+    let out = millbase(&["build", "--rules", spec, "--db", db.to_str().unwrap()]);
+    assert!(out.status.success());
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        log.contains("placing phase: built 2 subspaces, 12 found on disk"),
+        "{log}"
+    );
+    assert_eq!(placing_files(&dir), before);
+    let _ = std::fs::remove_dir_all(db);
+}
