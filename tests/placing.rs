@@ -282,3 +282,11 @@ fn placing_build_resumes_and_rebuilds_damaged_tables() {
     assert_eq!(placing_files(&dir), before);
     let _ = std::fs::remove_dir_all(db);
 }
+
+#[test]
+fn verify_refuses_rules_whose_placing_phase_has_cycles() {
+    let out = millbase(&["verify", "--rules", "lasker", "--db", "/nonexistent"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("lasker") && err.contains("cycles"), "{err}");
+}

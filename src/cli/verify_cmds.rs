@@ -187,6 +187,9 @@ fn by_search(
 
 /// `millbase verify`.
 pub fn verify_cmd(rules: &Rules, args: &VerifyArgs) -> Result<(), CliError> {
+    // Both methods walk the placing phase as a tree; with moving during
+    // placing it has cycles.
+    millbase::placing::placing_supported(rules).map_err(CliError::input)?;
     // Searches read many scattered blocks again and again: keep up to
     // 1 GiB of decompressed win/draw/loss blocks.
     let tables = TableSet::with_cache(&args.db, rules, 1 << 18);

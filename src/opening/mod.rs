@@ -27,7 +27,9 @@ struct Bounds {
     upper: i8,
 }
 
-/// An alpha-beta search over the placing phase.
+/// An alpha-beta search over the placing phase. The placing phase must be
+/// acyclic (no moving during placing: see
+/// [`crate::placing::placing_supported`]).
 pub struct OpeningSearch<'a> {
     tables: &'a TableSet,
     rules: Rules,
