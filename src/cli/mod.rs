@@ -36,7 +36,8 @@ pub enum Command {
     Moves(position_cmds::MovesArgs),
     /// Count move sequences of a given length (the count is the last line).
     Perft(position_cmds::PerftArgs),
-    /// Build the moving-phase tables of a rule set (resumable).
+    /// Build the tables of a rule set: the moving phase, then the placing
+    /// phase (resumable).
     Build(build_cmds::BuildArgs),
     /// The value of a position and of each of its moves, from the tables.
     Query(query_cmds::QueryArgs),
@@ -47,8 +48,9 @@ pub enum Command {
     Check(table_cmds::CheckArgs),
     /// The tables present under a folder: rule set, sizes, checksums.
     Info(table_cmds::InfoArgs),
-    /// The value of the starting position (alpha-beta over the placing
-    /// phase on top of the moving-phase tables), first moves, a principal line.
+    /// The value of the starting position by two methods (the placing-phase
+    /// tables; alpha-beta over the placing phase on the moving-phase tables),
+    /// first moves, a principal line; exit 1 if they disagree.
     Verify(verify_cmds::VerifyArgs),
     /// One row per moving-phase subspace: slots, positions (symmetry classes), density.
     IndexInfo(index_cmds::IndexInfoArgs),
