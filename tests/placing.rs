@@ -1,6 +1,8 @@
 //! Placing-phase tables against a naive search, and `verify`'s two methods
 //! against each other.
 
+mod common;
+
 use millbase::index::{Indexer, Subspace};
 use millbase::moves::legal_moves;
 use millbase::query::{ProbeError, TableSet, best_first};
@@ -20,19 +22,7 @@ fn millbase(args: &[&str]) -> Output {
 }
 
 fn build(tag: &str, rules: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "millbase-placing-{}-{tag}-{}",
-        std::process::id(),
-        rules.replace([',', '='], "-")
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = millbase(&["build", "--rules", rules, "--db", dir.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir
+    common::build_db("placing", tag, rules)
 }
 
 /// Plain minimax with plies over the exact positions (no symmetry, no
@@ -69,20 +59,6 @@ fn compare_memo(tables: &TableSet, memo: &HashMap<Position, Value>) -> usize {
     memo.len()
 }
 
-fn walk(rules: &Rules, plies: usize, seed: u64) -> Position {
-    let mut x = seed;
-    let mut pos = Position::start(rules);
-    let mut moves = Vec::new();
-    for _ in 0..plies {
-        legal_moves(&pos, rules, &mut moves);
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        pos = pos.play(&moves[(x % moves.len() as u64) as usize]);
-    }
-    pos
-}
-
 #[test]
 fn three_stones_every_placing_position_matches_naive_search() {
     let spec = "standard,stones=3";
@@ -111,7 +87,7 @@ fn four_stones_sampled_positions_match_naive_search() {
         let mut memo = HashMap::new();
         for seed in 1..=8u64 {
             naive(
-                &walk(&rules, 3 + (seed as usize % 3), seed * 7919),
+                &common::walk(&rules, 3 + (seed as usize % 3), seed * 7919),
                 &rules,
                 &tables,
                 &mut memo,

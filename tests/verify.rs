@@ -1,5 +1,7 @@
 //! The placing-phase search of `verify` against a naive minimax.
 
+mod common;
+
 use millbase::moves::legal_moves;
 use millbase::opening::{OpeningSearch, wdl_of};
 use millbase::query::TableSet;
@@ -10,22 +12,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn build(tag: &str, rules: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "millbase-verify-{}-{tag}-{}",
-        std::process::id(),
-        rules.replace([',', '='], "-")
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = Command::new(env!("CARGO_BIN_EXE_millbase"))
-        .args(["build", "--rules", rules, "--db", dir.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir
+    common::build_db("verify", tag, rules)
 }
 
 type Key = (u32, u32, u8, u8, bool);
@@ -110,22 +97,6 @@ fn agree(rules: &Rules, tables: &TableSet, from: &Position) -> i8 {
     want
 }
 
-/// Positions `plies` placing moves into the game, chosen by a fixed
-/// pseudo-random walk.
-fn walk(rules: &Rules, plies: usize, seed: u64) -> Position {
-    let mut x = seed;
-    let mut pos = Position::start(rules);
-    let mut moves = Vec::new();
-    for _ in 0..plies {
-        legal_moves(&pos, rules, &mut moves);
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        pos = pos.play(&moves[(x % moves.len() as u64) as usize]);
-    }
-    pos
-}
-
 #[test]
 fn search_agrees_with_naive_minimax() {
     // Three stones: the whole placing phase from the start.
@@ -144,7 +115,7 @@ fn search_agrees_with_naive_minimax() {
             agree(
                 &rules,
                 &tables,
-                &walk(&rules, 3 + (seed as usize % 2), seed * 7919),
+                &common::walk(&rules, 3 + (seed as usize % 2), seed * 7919),
             );
         }
         let _ = std::fs::remove_dir_all(db);

@@ -95,3 +95,40 @@ pub fn rule_variants() -> Vec<Rules> {
     .map(|s| s.parse().unwrap())
     .collect()
 }
+
+/// The position `plies` placing moves into the game, chosen by a fixed
+/// pseudo-random walk (xorshift from `seed`).
+pub fn walk(rules: &Rules, plies: usize, seed: u64) -> Position {
+    let mut x = seed;
+    let mut pos = Position::start(rules);
+    let mut moves = Vec::new();
+    for _ in 0..plies {
+        millbase::moves::legal_moves(&pos, rules, &mut moves);
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        pos = pos.play(&moves[(x % moves.len() as u64) as usize]);
+    }
+    pos
+}
+
+/// Builds every table of `rules` into a fresh folder named by the test
+/// binary, `tag` and the rules, and returns the folder.
+pub fn build_db(prefix: &str, tag: &str, rules: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "millbase-{prefix}-{}-{tag}-{}",
+        std::process::id(),
+        rules.replace([',', '='], "-")
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_millbase"))
+        .args(["build", "--rules", rules, "--db", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
