@@ -17,6 +17,10 @@ use crate::table::Wdl;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
+/// Most classes kept in the transposition table (about 4.5 GiB; it is
+/// emptied when full).
+const TT_LIMIT: usize = 1 << 27;
+
 type Tt = HashMap<u64, Bounds, BuildHasherDefault<FastHasher>>;
 
 /// Bounds known for a class: the value lies in `lower..=upper`
@@ -205,6 +209,10 @@ impl<'a> OpeningSearch<'a> {
                 lower: best,
                 upper: best,
             };
+        }
+        if self.tt.len() >= TT_LIMIT {
+            // A cache, not a proof: forgetting costs time, never truth.
+            self.tt.clear();
         }
         self.tt.insert(key, b);
         Ok(best)
