@@ -57,7 +57,7 @@ fn naive(pos: &Position, rules: &Rules, tables: &TableSet, memo: &mut HashMap<Ke
 /// children, and along the search's principal line); returns the value.
 fn agree(rules: &Rules, tables: &TableSet, from: &Position) -> i8 {
     let mut memo = HashMap::new();
-    let mut search = OpeningSearch::new(tables);
+    let search = OpeningSearch::new(tables);
     let mut moves = Vec::new();
     legal_moves(from, rules, &mut moves);
     for m in &moves {
@@ -69,7 +69,7 @@ fn agree(rules: &Rules, tables: &TableSet, from: &Position) -> i8 {
     let want = naive(from, rules, tables, &mut memo);
     assert_eq!(wdl_of(want), search.value(from).unwrap(), "{from:?}");
     // Ordered by the placing tables' hints: the same values.
-    let mut hinted = OpeningSearch::new(tables).with_hints();
+    let hinted = OpeningSearch::new(tables).with_hints();
     for m in &moves {
         let child = from.play(m);
         let want = naive(&child, rules, tables, &mut memo);
@@ -79,7 +79,20 @@ fn agree(rules: &Rules, tables: &TableSet, from: &Position) -> i8 {
             "hinted, after {m:?}"
         );
     }
-    assert!(hinted.hint_probes > 0);
+    assert!(hinted.hint_probes() > 0);
+    // A transposition table of 16 slots (entries replaced all the time),
+    // searched by 4 threads: the same values.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    let tiny = OpeningSearch::with_table_bits(tables, 4).with_hints();
+    for m in &moves {
+        let child = from.play(m);
+        let want = naive(&child, rules, tables, &mut memo);
+        let got = pool.install(|| tiny.value(&child)).unwrap();
+        assert_eq!(wdl_of(want), got, "tiny table, 4 threads, after {m:?}");
+    }
     // The principal line keeps the value to the moving phase.
     let line = search.principal_line(from).unwrap();
     let mut pos = *from;

@@ -2,6 +2,7 @@
 
 use super::CliError;
 use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use millbase::Rules;
 use millbase::moves::Move;
 use millbase::notation::{Notation, format_move};
@@ -10,8 +11,10 @@ use millbase::position::Position;
 use millbase::query::{ProbeError, TableSet};
 use millbase::solve::value::Value;
 use millbase::table::{TableError, Wdl};
+use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// Which methods `verify` runs.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -120,6 +123,33 @@ fn by_tables(
     }))
 }
 
+/// Runs `work` with a spinner on a terminal that shows how many positions
+/// the search has visited (the 9-stone search takes minutes).
+fn with_spinner<T>(search: &OpeningSearch, what: &str, work: impl FnOnce() -> T) -> T {
+    let target = if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(None, target);
+    bar.set_style(ProgressStyle::with_template("  {spinner} {elapsed} {msg}").expect("template"));
+    let done = AtomicBool::new(false);
+    let out = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                bar.set_message(format!("{what}: {} positions searched", search.nodes()));
+                bar.tick();
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        });
+        let out = work();
+        done.store(true, Ordering::Relaxed);
+        out
+    });
+    bar.finish_and_clear();
+    out
+}
+
 /// Method 2: Gasser's alpha-beta search over the placing phase, reading
 /// only the moving-phase tables at its leaves.
 fn by_search(
@@ -136,7 +166,7 @@ fn by_search(
     println!(
         "  move order: {}",
         if hints {
-            "the placing-phase tables' best move first (ordering only: values come from the search)"
+            "a move the placing-phase tables say cuts, first (ordering only: values come from the search)"
         } else {
             "mill-closing moves first"
         }
@@ -146,22 +176,24 @@ fn by_search(
     if hints {
         search = search.with_hints();
     }
-    let value = search
-        .value(&start_pos)
+    let value = with_spinner(&search, "value of the start", || search.value(&start_pos))
         .map_err(|e| CliError::probe(e, rules))?;
     println!(
         "  value of the start for White (to move): {}  ({} positions searched, {} moving-phase table probes, {} classes in the transposition table, {} ordering probes)",
         value.name().to_uppercase(),
-        search.nodes,
-        search.probes,
+        search.nodes(),
+        search.probes(),
         search.table_len(),
-        search.hint_probes
+        search.hint_probes()
     );
     println!("  first moves (one per symmetry class), value for White:");
     let mut first_moves = Vec::new();
     for m in first {
-        let v = search
-            .value(&start_pos.play(m))
+        let what = format!(
+            "value of {}",
+            format_move(rules.board(), m, Notation::Coords)
+        );
+        let v = with_spinner(&search, &what, || search.value(&start_pos.play(m)))
             .map_err(|e| CliError::probe(e, rules))?
             .parent();
         println!(
@@ -171,9 +203,10 @@ fn by_search(
         );
         first_moves.push((*m, v));
     }
-    let line = search
-        .principal_line(&start_pos)
-        .map_err(|e| CliError::probe(e, rules))?;
+    let line = with_spinner(&search, "principal line", || {
+        search.principal_line(&start_pos)
+    })
+    .map_err(|e| CliError::probe(e, rules))?;
     println!(
         "  a principal line to the moving phase: {}",
         line_text(rules, &line)

@@ -7,49 +7,44 @@
 //! proof of the value of the start needs, and it lets alpha-beta cut far
 //! more than a search for exact plies would.
 
+mod tt;
+
+pub use tt::{Bounds, TranspositionTable};
+
 use crate::index::Indexer;
 use crate::moves::{Move, legal_moves};
 use crate::position::{Color, Position};
-use crate::query::FastHasher;
 use crate::query::{MoveValue, ProbeError, TableSet};
 use crate::rules::Rules;
 use crate::table::Wdl;
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// Most classes kept in the transposition table (about 4.5 GiB; it is
-/// emptied when full).
-const TT_LIMIT: usize = 1 << 27;
-
-type Tt = HashMap<u64, Bounds, BuildHasherDefault<FastHasher>>;
-
-/// Bounds known for a class: the value lies in `lower..=upper`
-/// (-1 loss, 0 draw, 1 win for the side to move).
-#[derive(Clone, Copy)]
-struct Bounds {
-    lower: i8,
-    upper: i8,
-}
+/// Positions with at least this many plies left in the placing phase
+/// search their children in parallel (below it a subtree is too small to
+/// pay for handing it to another thread).
+const PARALLEL_PLIES: u32 = 5;
 
 /// An alpha-beta search over the placing phase. The placing phase must be
 /// acyclic (no moving during placing: see
 /// [`crate::placing::placing_supported`]).
+///
+/// The search runs on the rayon thread pool: at positions near the root,
+/// after the first move (the one most likely to cut) has been searched
+/// alone, the other moves are searched in parallel, all threads sharing
+/// one lock-free transposition table. Every window is a null window, so the
+/// moves of a position are searched with the same window whatever order
+/// they finish in: the value found does not depend on the threads.
 pub struct OpeningSearch<'a> {
     tables: &'a TableSet,
     rules: Rules,
     indexer: &'static Indexer,
-    tt: Tt,
-    /// Move lists, one per ply of the current line (no allocation per node).
-    move_lists: Vec<Vec<Move>>,
-    ply: usize,
-    /// Positions searched (interior nodes and leaves).
-    pub nodes: u64,
-    /// Leaves read from the moving-phase tables.
-    pub probes: u64,
+    tt: TranspositionTable,
+    nodes: Counter,
+    probes: Counter,
     /// Whether placing-phase tables order the moves (never decide values).
     hints: bool,
-    /// Placing-phase table reads made for move ordering.
-    pub hint_probes: u64,
+    hint_probes: Counter,
 }
 
 fn score(w: Wdl) -> i8 {
@@ -69,21 +64,47 @@ pub fn wdl_of(score: i8) -> Wdl {
     }
 }
 
+/// A statistics counter with one cache line per thread, so that threads
+/// counting at every node do not pass one line back and forth.
+#[derive(Default)]
+struct Counter([PaddedCount; 8]);
+
+#[derive(Default)]
+#[repr(align(128))]
+struct PaddedCount(AtomicU64);
+
+impl Counter {
+    fn add(&self) {
+        let i = rayon::current_thread_index().unwrap_or(0) % self.0.len();
+        self.0[i].0.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn total(&self) -> u64 {
+        self.0.iter().map(|c| c.0.load(Ordering::Relaxed)).sum()
+    }
+}
+
 impl<'a> OpeningSearch<'a> {
-    /// A search reading the moving-phase tables of `tables`.
+    /// A search reading the moving-phase tables of `tables`, with a
+    /// transposition table sized for the rule set's stone count
+    /// (`8 << (11 + 2 N)` bytes, at most 4 GiB).
     pub fn new(tables: &'a TableSet) -> OpeningSearch<'a> {
+        let stones = tables.rules().stones as u32;
+        OpeningSearch::with_table_bits(tables, (11 + 2 * stones).min(29))
+    }
+
+    /// A search with a transposition table of `2^bits` slots of 8 bytes.
+    pub fn with_table_bits(tables: &'a TableSet, bits: u32) -> OpeningSearch<'a> {
         let rules = *tables.rules();
         OpeningSearch {
             tables,
             rules,
             indexer: Indexer::for_board(rules.board()),
-            tt: Tt::default(),
-            move_lists: Vec::new(),
-            ply: 0,
-            nodes: 0,
-            probes: 0,
+            tt: TranspositionTable::new(bits.max(1)),
+            nodes: Counter::default(),
+            probes: Counter::default(),
             hints: false,
-            hint_probes: 0,
+            hint_probes: Counter::default(),
         }
     }
 
@@ -98,19 +119,36 @@ impl<'a> OpeningSearch<'a> {
         self
     }
 
-    /// Moves the first move that the placing tables call best to the front.
-    fn order_by_hint(&mut self, pos: &Position, moves: &mut [Move]) {
-        self.hint_probes += 1;
-        let want = match self.tables.probe_wdl(pos) {
-            Ok(Wdl::Win) => Wdl::Loss,
-            Ok(Wdl::Draw) => Wdl::Draw,
-            // Lost anyway (every move loses), or no table: keep the order.
+    /// Positions searched (interior nodes and leaves).
+    pub fn nodes(&self) -> u64 {
+        self.nodes.total()
+    }
+
+    /// Leaves read from the moving-phase tables.
+    pub fn probes(&self) -> u64 {
+        self.probes.total()
+    }
+
+    /// Placing-phase table reads made for move ordering.
+    pub fn hint_probes(&self) -> u64 {
+        self.hint_probes.total()
+    }
+
+    /// Moves to the front the first move that the placing tables say makes
+    /// the search of `pos` with the null window below `beta` cut (a move
+    /// worth at least `beta` to the mover). When the tables say no move
+    /// does, the order is left alone: every move will be searched anyway.
+    fn order_by_hint(&self, pos: &Position, moves: &mut [Move], beta: i8) {
+        self.hint_probes.add();
+        match self.tables.probe_wdl(pos) {
+            Ok(w) if score(w) >= beta => {}
+            // Expected to fail low, or no table: keep the order.
             _ => return,
-        };
+        }
         for i in 0..moves.len() {
-            self.hint_probes += 1;
+            self.hint_probes.add();
             match self.tables.probe_wdl(&pos.play(&moves[i])) {
-                Ok(w) if w == want => {
+                Ok(w) if -score(w) >= beta => {
                     moves[..=i].rotate_right(1);
                     return;
                 }
@@ -122,7 +160,7 @@ impl<'a> OpeningSearch<'a> {
 
     /// The symmetry class of a position as one number: the smallest image
     /// of (side to move's stones, other stones) under the board's
-    /// symmetries, with both hands.
+    /// symmetries, then both hands in the low byte.
     fn key(&self, pos: &Position) -> u64 {
         let us = pos.stones[pos.to_move];
         let them = pos.stones[!pos.to_move];
@@ -140,11 +178,12 @@ impl<'a> OpeningSearch<'a> {
     }
 
     /// Win (1), draw (0) or loss (-1) for the side to move, searched with
-    /// the window `alpha..beta` (a result outside it is only a bound).
-    fn search(&mut self, pos: &Position, mut alpha: i8, beta: i8) -> Result<i8, ProbeError> {
-        self.nodes += 1;
+    /// the null window `beta - 1..beta`: a result below `beta` is an upper
+    /// bound, one at or above it a lower bound.
+    fn search(&self, pos: &Position, beta: i8) -> Result<i8, ProbeError> {
+        self.nodes.add();
         if pos.is_moving_phase() {
-            self.probes += 1;
+            self.probes.add();
             return Ok(score(self.tables.probe_wdl(pos)?));
         }
         let mover = pos.to_move;
@@ -152,69 +191,59 @@ impl<'a> OpeningSearch<'a> {
             return Ok(-1);
         }
         let key = self.key(pos);
-        let known = self.tt.get(&key).copied().unwrap_or(Bounds {
-            lower: -1,
-            upper: 1,
-        });
-        if known.lower == known.upper || known.lower >= beta {
+        let known = self.tt.get(key);
+        if known.lower >= beta {
             return Ok(known.lower);
         }
-        if known.upper <= alpha {
+        if known.upper < beta {
             return Ok(known.upper);
         }
-        let alpha0 = alpha.max(known.lower);
-        alpha = alpha0;
-        let beta = beta.min(known.upper);
-        if self.move_lists.len() <= self.ply {
-            self.move_lists.push(Vec::new());
-        }
-        let mut moves = std::mem::take(&mut self.move_lists[self.ply]);
+        let mut moves = Vec::with_capacity(32);
         legal_moves(pos, &self.rules, &mut moves);
         // Closing a mill first: it is the move most often best.
         moves.sort_by_key(|m: &Move| std::cmp::Reverse(m.removed.len()));
         if self.hints {
-            self.order_by_hint(pos, &mut moves);
+            self.order_by_hint(pos, &mut moves, beta);
         }
-        let mut best = -1i8;
-        let mut failed = None;
-        self.ply += 1;
-        for m in &moves {
-            let v = match self.search(&pos.play(m), -beta, -alpha) {
-                Ok(v) => -v,
-                Err(e) => {
-                    failed = Some(e);
+        let child = |m: &Move| self.search(&pos.play(m), 1 - beta).map(|v| -v);
+        let plies_left = pos.hand.white as u32 + pos.hand.black as u32;
+        let best = if plies_left >= PARALLEL_PLIES && moves.len() > 1 {
+            let first = child(&moves[0])?;
+            if first >= beta {
+                first
+            } else {
+                let cut = AtomicBool::new(false);
+                moves[1..]
+                    .par_iter()
+                    .map(|m| {
+                        if cut.load(Ordering::Relaxed) {
+                            return Ok::<i8, ProbeError>(-1);
+                        }
+                        let v = child(m)?;
+                        if v >= beta {
+                            cut.store(true, Ordering::Relaxed);
+                        }
+                        Ok(v)
+                    })
+                    .try_reduce(|| first, |a, b| Ok(a.max(b)))?
+            }
+        } else {
+            let mut best = -1;
+            for m in &moves {
+                best = best.max(child(m)?);
+                if best >= beta {
                     break;
                 }
-            };
-            best = best.max(v);
-            alpha = alpha.max(v);
-            if alpha >= beta {
-                break;
             }
-        }
-        self.ply -= 1;
-        self.move_lists[self.ply] = moves;
-        if let Some(e) = failed {
-            return Err(e);
-        }
+            best
+        };
         let mut b = known;
-        if best <= alpha0 {
-            b.upper = b.upper.min(best);
-        }
         if best >= beta {
             b.lower = b.lower.max(best);
+        } else {
+            b.upper = b.upper.min(best);
         }
-        if best > alpha0 && best < beta {
-            b = Bounds {
-                lower: best,
-                upper: best,
-            };
-        }
-        if self.tt.len() >= TT_LIMIT {
-            // A cache, not a proof: forgetting costs time, never truth.
-            self.tt.clear();
-        }
-        self.tt.insert(key, b);
+        self.tt.put(key, b);
         Ok(best)
     }
 
@@ -223,11 +252,11 @@ impl<'a> OpeningSearch<'a> {
     /// Two null-window searches: "is it better than a loss?", then "is it
     /// a win?". Each needs only one good move where the side it favours is
     /// to move, which prunes far more than one search with the full window.
-    pub fn value(&mut self, pos: &Position) -> Result<Wdl, ProbeError> {
-        if self.search(pos, -1, 0)? < 0 {
+    pub fn value(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        if self.search(pos, 0)? < 0 {
             return Ok(Wdl::Loss);
         }
-        Ok(if self.search(pos, 0, 1)? >= 1 {
+        Ok(if self.search(pos, 1)? >= 1 {
             Wdl::Win
         } else {
             Wdl::Draw
@@ -236,7 +265,7 @@ impl<'a> OpeningSearch<'a> {
 
     /// A principal line from `pos` to the moving phase: at each step the
     /// first move that keeps the value.
-    pub fn principal_line(&mut self, pos: &Position) -> Result<Vec<Move>, ProbeError> {
+    pub fn principal_line(&self, pos: &Position) -> Result<Vec<Move>, ProbeError> {
         let mut line = Vec::new();
         let mut pos = *pos;
         while !pos.is_moving_phase() {
@@ -261,7 +290,7 @@ impl<'a> OpeningSearch<'a> {
         Ok(line)
     }
 
-    /// Positions in the transposition table.
+    /// Classes in the transposition table (a scan of the whole table).
     pub fn table_len(&self) -> usize {
         self.tt.len()
     }

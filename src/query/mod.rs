@@ -20,14 +20,14 @@ use crate::rules::Rules;
 use crate::solve::build::open_table;
 use crate::solve::value::Value;
 use crate::table::{MappedTable, Section, TableError, Wdl};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Mutex, OnceLock};
 
 /// Decompressed blocks kept by default (4 KiB win/draw/loss or 16 KiB code
 /// blocks): 64 MiB at most.
 pub const DEFAULT_CACHE_BLOCKS: usize = 4096;
-const SHARDS: usize = 16;
+const SHARDS: usize = 64;
 
 type BlockKey = (Subspace, Section, u32);
 
@@ -61,7 +61,7 @@ type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
 
 /// A bounded cache of decompressed blocks, sharded to keep threads apart.
 struct BlockCache {
-    shards: Vec<Mutex<FastMap<BlockKey, Arc<Vec<u8>>>>>,
+    shards: Vec<Mutex<FastMap<BlockKey, Vec<u8>>>>,
     per_shard: usize,
 }
 
@@ -75,23 +75,29 @@ impl BlockCache {
         }
     }
 
-    fn shard(&self, key: &BlockKey) -> &Mutex<FastMap<BlockKey, Arc<Vec<u8>>>> {
+    fn shard(&self, key: &BlockKey) -> &Mutex<FastMap<BlockKey, Vec<u8>>> {
         let h =
             (key.0.w as usize * 31 + key.0.b as usize) * 7 + key.1 as usize + key.2 as usize * 13;
         &self.shards[h % SHARDS]
     }
 
-    fn get_or_load(
+    /// Applies `read` to a decompressed block, loading it first if it is
+    /// not cached. `read` runs under the shard's lock: the block is not
+    /// shared out, so no reference count is touched (threads probing the
+    /// same hot blocks would fight over it).
+    fn with_block<T>(
         &self,
         key: BlockKey,
         load: impl FnOnce() -> Result<Vec<u8>, TableError>,
-    ) -> Result<Arc<Vec<u8>>, TableError> {
+        read: impl Fn(&[u8]) -> T,
+    ) -> Result<T, TableError> {
         let shard = self.shard(&key);
         if let Some(b) = shard.lock().unwrap().get(&key) {
-            return Ok(b.clone());
+            return Ok(read(b));
         }
         // Decompress outside the lock; two threads may both do it once.
-        let block = Arc::new(load()?);
+        let block = load()?;
+        let out = read(&block);
         let mut map = shard.lock().unwrap();
         if map.len() >= self.per_shard {
             // Evict an arbitrary half: hash order is as good as random here.
@@ -100,8 +106,8 @@ impl BlockCache {
                 map.remove(&k);
             }
         }
-        map.insert(key, block.clone());
-        Ok(block)
+        map.insert(key, block);
+        Ok(out)
     }
 }
 
@@ -111,10 +117,13 @@ pub struct TableSet {
     db: PathBuf,
     rules: Rules,
     indexer: &'static Indexer,
-    tables: RwLock<FastMap<Subspace, Arc<MappedTable>>>,
+    /// Tables mapped so far, by table number (see [`TableSet::number`]):
+    /// reading one is a single atomic load, so threads do not contend.
+    tables: Vec<OnceLock<MappedTable>>,
     cache: BlockCache,
-    /// The placing-phase subspaces a game from the start reaches.
-    placing: HashSet<Subspace>,
+    /// The placing-phase subspaces a game from the start reaches, with
+    /// their table numbers.
+    placing: FastMap<Subspace, usize>,
 }
 
 /// Why a probe failed.
@@ -143,12 +152,19 @@ impl From<TableError> for ProbeError {
     }
 }
 
+/// Moving-phase tables a rule set may have: one per (stones of the side to
+/// move, stones of the other side), each from 0 to the board's size.
+fn moving_tables(rules: &Rules) -> usize {
+    let side = rules.board().size as usize + 1;
+    side * side
+}
+
 /// Where a position's value is stored.
 enum Lookup {
     /// Decided without a table (the side to move has fewer than 3 stones).
     Known(Value),
-    /// In this slot of this subspace's table.
-    Slot(Subspace, u64),
+    /// In this slot of this subspace's table (with the table's number).
+    Slot(Subspace, usize, u64),
 }
 
 impl TableSet {
@@ -159,19 +175,26 @@ impl TableSet {
 
     /// Like [`TableSet::open`], keeping at most `blocks` decompressed blocks.
     pub fn with_cache(db: &Path, rules: &Rules, blocks: usize) -> TableSet {
+        let moving = moving_tables(rules);
+        let placing: FastMap<Subspace, usize> = if crate::placing::placing_supported(rules).is_ok()
+        {
+            crate::placing::placing_subspaces(rules)
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| (s, moving + i))
+                .collect()
+        } else {
+            FastMap::default()
+        };
         TableSet {
             db: db.to_path_buf(),
             rules: *rules,
             indexer: Indexer::for_board(rules.board()),
-            tables: RwLock::new(FastMap::default()),
+            tables: (0..moving + placing.len())
+                .map(|_| OnceLock::new())
+                .collect(),
             cache: BlockCache::new(blocks),
-            placing: if crate::placing::placing_supported(rules).is_ok() {
-                crate::placing::placing_subspaces(rules)
-                    .into_iter()
-                    .collect()
-            } else {
-                HashSet::new()
-            },
+            placing,
         }
     }
 
@@ -180,13 +203,30 @@ impl TableSet {
         &self.rules
     }
 
-    fn table(&self, s: Subspace) -> Result<Arc<MappedTable>, ProbeError> {
-        if let Some(t) = self.tables.read().unwrap().get(&s) {
-            return Ok(t.clone());
+    /// The table of subspace `s` with its number (see [`TableSet::number`]),
+    /// mapped on first use. A table that fails to open is not remembered:
+    /// the next probe tries again and reports the error again.
+    fn table(&self, s: Subspace, number: usize) -> Result<&MappedTable, ProbeError> {
+        let cell = &self.tables[number];
+        if let Some(t) = cell.get() {
+            return Ok(t);
         }
-        let t = Arc::new(open_table(&self.db, &self.rules, s)?);
-        self.tables.write().unwrap().insert(s, t.clone());
-        Ok(t)
+        let t = open_table(&self.db, &self.rules, s)?;
+        // Another thread may have mapped it meanwhile: either copy will do.
+        let _ = cell.set(t);
+        Ok(cell.get().expect("set above"))
+    }
+
+    /// The number of subspace `s`'s table: moving-phase tables first (by
+    /// stones on the board), then the placing-phase tables a game reaches.
+    /// `None` for a placing subspace no game reaches.
+    fn number(&self, s: Subspace) -> Option<usize> {
+        let side = self.rules.board().size as usize + 1;
+        if s.is_moving() {
+            Some(s.w as usize * side + s.b as usize)
+        } else {
+            self.placing.get(&s).copied()
+        }
     }
 
     fn locate(&self, pos: &Position) -> Result<Lookup, ProbeError> {
@@ -201,7 +241,7 @@ impl TableSet {
             wh: pos.hand[pos.to_move],
             bh: pos.hand[!pos.to_move],
         };
-        if !s.is_moving() && !self.placing.contains(&s) {
+        let Some(number) = self.number(s) else {
             let why = match crate::placing::placing_supported(&self.rules) {
                 Err(e) => e,
                 Ok(()) => format!(
@@ -215,24 +255,28 @@ impl TableSet {
                 ),
             };
             return Err(ProbeError::NotCovered(why));
-        }
+        };
         Ok(Lookup::Slot(
             s,
+            number,
             self.indexer.subspace(s.w, s.b).slot(us, them),
         ))
     }
 
-    fn cached_block(
+    /// Applies `read` to the decompressed block of `section` that holds
+    /// `slot`.
+    fn with_block<T>(
         &self,
         table: &MappedTable,
         s: Subspace,
         section: Section,
         slot: u64,
-    ) -> Result<Arc<Vec<u8>>, ProbeError> {
+        read: impl Fn(&[u8]) -> T,
+    ) -> Result<T, ProbeError> {
         let block = (slot / table.block_slots()) as u32;
         Ok(self
             .cache
-            .get_or_load((s, section, block), || table.block(section, block))?)
+            .with_block((s, section, block), || table.block(section, block), read)?)
     }
 
     fn unused(&self, s: Subspace, slot: u64) -> ProbeError {
@@ -247,10 +291,11 @@ impl TableSet {
     pub fn probe(&self, pos: &Position) -> Result<Value, ProbeError> {
         match self.locate(pos)? {
             Lookup::Known(v) => Ok(v),
-            Lookup::Slot(s, slot) => {
-                let table = self.table(s)?;
-                let block = self.cached_block(&table, s, Section::Codes, slot)?;
-                Value::from_code(table.code_in(&block, slot)).ok_or_else(|| self.unused(s, slot))
+            Lookup::Slot(s, number, slot) => {
+                let table = self.table(s, number)?;
+                let code =
+                    self.with_block(table, s, Section::Codes, slot, |b| table.code_in(b, slot))?;
+                Value::from_code(code).ok_or_else(|| self.unused(s, slot))
             }
         }
     }
@@ -260,11 +305,9 @@ impl TableSet {
     pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
         match self.locate(pos)? {
             Lookup::Known(_) => Ok(Wdl::Loss),
-            Lookup::Slot(s, slot) => {
-                let table = self.table(s)?;
-                let block = self.cached_block(&table, s, Section::Wdl, slot)?;
-                table
-                    .wdl_in(&block, slot)
+            Lookup::Slot(s, number, slot) => {
+                let table = self.table(s, number)?;
+                self.with_block(table, s, Section::Wdl, slot, |b| table.wdl_in(b, slot))?
                     .ok_or_else(|| self.unused(s, slot))
             }
         }
