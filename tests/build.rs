@@ -1,5 +1,7 @@
 //! Builds through the real binary: thread counts, interruption and resume.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -15,23 +17,15 @@ fn temp_db(name: &str) -> PathBuf {
 }
 
 fn build(db: &Path, threads: &str, subspaces: &str) {
-    let out = millbase()
-        .args([
-            "build",
-            "--db",
-            db.to_str().unwrap(),
-            "--threads",
-            threads,
-            "--subspaces",
-            subspaces,
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_ok(&[
+        "build",
+        "--db",
+        db.to_str().unwrap(),
+        "--threads",
+        threads,
+        "--subspaces",
+        subspaces,
+    ]);
 }
 
 /// Every file of the rule set's folder, by name, with its bytes.

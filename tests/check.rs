@@ -1,18 +1,17 @@
 //! `check` (forward verification), `info`, and conversion of format-1 tables.
 
+mod common;
+
 use millbase::Rules;
 use millbase::index::Subspace;
 use millbase::solve::build::load_table;
 use millbase::solve::value::{UNUSED, Value};
-use millbase::table::{DEFAULT_LEVEL, Table, table_path, table_rules};
+use millbase::table::{Table, table_path};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn millbase(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_millbase"))
-        .args(args)
-        .output()
-        .unwrap()
+fn millbase(args: &[&str]) -> std::process::Output {
+    common::run(args)
 }
 
 fn text(out: &Output) -> String {
@@ -75,13 +74,7 @@ fn tamper(db: &Path, rules: &Rules, s: Subspace, pick: impl Fn(Value) -> Option<
         .expect("a slot to tamper with");
     let new = pick(Value::from_code(codes[slot as usize]).unwrap()).unwrap();
     codes[slot as usize] = new.code();
-    Table::from_codes(s, &codes)
-        .write(
-            &table_path(db, rules, s),
-            &table_rules(rules, s),
-            DEFAULT_LEVEL,
-        )
-        .unwrap();
+    common::rewrite_table(db, rules, s, &codes);
     slot
 }
 

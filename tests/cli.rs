@@ -1,5 +1,7 @@
 //! Runs the real `millbase` binary.
 
+mod common;
+
 use std::process::{Command, Output};
 
 fn millbase(args: &[&str]) -> Output {

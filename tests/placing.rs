@@ -8,17 +8,12 @@ use millbase::moves::legal_moves;
 use millbase::query::{ProbeError, TableSet, best_first};
 use millbase::solve::build::load_table;
 use millbase::solve::value::Value;
-use millbase::table::{DEFAULT_LEVEL, Table, table_path, table_rules};
 use millbase::{ByColor, Color, PointSet, Position, Rules};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn millbase(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_millbase"))
-        .args(args)
-        .output()
-        .unwrap()
+fn millbase(args: &[&str]) -> std::process::Output {
+    common::run(args)
 }
 
 fn build(tag: &str, rules: &str) -> PathBuf {
@@ -112,13 +107,7 @@ fn tamper(db: &Path, rules: &Rules, s: Subspace, slot: u64, to: Value) {
     let codes: Vec<u16> = (0..table.len())
         .map(|i| if i == slot { to.code() } else { table.code(i) })
         .collect();
-    Table::from_codes(s, &codes)
-        .write(
-            &table_path(db, rules, s),
-            &table_rules(rules, s),
-            DEFAULT_LEVEL,
-        )
-        .unwrap();
+    common::rewrite_table(db, rules, s, &codes);
 }
 
 #[test]

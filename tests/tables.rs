@@ -1,13 +1,11 @@
 //! Damaged, foreign and future table files give clear errors, never values.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn millbase(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_millbase"))
-        .args(args)
-        .output()
-        .unwrap()
+    common::run(args)
 }
 
 fn fresh_db(name: &str) -> PathBuf {

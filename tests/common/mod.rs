@@ -121,14 +121,43 @@ pub fn build_db(prefix: &str, tag: &str, rules: &str) -> std::path::PathBuf {
         rules.replace([',', '='], "-")
     ));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_millbase"))
-        .args(["build", "--rules", rules, "--db", dir.to_str().unwrap()])
+    run_ok(&["build", "--rules", rules, "--db", dir.to_str().unwrap()]);
+    dir
+}
+
+/// Runs the millbase binary with `args`.
+pub fn run(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_millbase"))
+        .args(args)
         .output()
-        .unwrap();
+        .expect("runs millbase")
+}
+
+/// Runs the millbase binary with `args` and checks that it succeeded.
+pub fn run_ok(args: &[&str]) -> std::process::Output {
+    let out = run(args);
     assert!(
         out.status.success(),
-        "{}",
+        "millbase {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    dir
+    out
+}
+
+/// Rewrites the table of subspace `s` with `codes` (valid checksums: only
+/// a check of the values themselves can notice).
+pub fn rewrite_table(
+    db: &std::path::Path,
+    rules: &Rules,
+    s: millbase::index::Subspace,
+    codes: &[u16],
+) {
+    use millbase::table::{DEFAULT_LEVEL, Table, table_path, table_rules};
+    Table::from_codes(s, codes)
+        .write(
+            &table_path(db, rules, s),
+            &table_rules(rules, s),
+            DEFAULT_LEVEL,
+        )
+        .unwrap();
 }
