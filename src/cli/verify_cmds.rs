@@ -13,7 +13,7 @@ use millbase::solve::value::Value;
 use millbase::table::{TableError, Wdl};
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 /// Which methods `verify` runs.
@@ -133,17 +133,20 @@ fn with_spinner<T>(search: &OpeningSearch, what: &str, work: impl FnOnce() -> T)
     };
     let bar = ProgressBar::with_draw_target(None, target);
     bar.set_style(ProgressStyle::with_template("  {spinner} {elapsed} {msg}").expect("template"));
-    let done = AtomicBool::new(false);
+    let (stop, stopped) = std::sync::mpsc::channel::<()>();
     let out = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while !done.load(Ordering::Relaxed) {
+        let bar = &bar;
+        scope.spawn(move || {
+            // Wakes every 200 ms, and at once when `stop` is dropped.
+            while let Err(RecvTimeoutError::Timeout) =
+                stopped.recv_timeout(Duration::from_millis(200))
+            {
                 bar.set_message(format!("{what}: {} positions searched", search.nodes()));
                 bar.tick();
-                std::thread::sleep(Duration::from_millis(200));
             }
         });
         let out = work();
-        done.store(true, Ordering::Relaxed);
+        drop(stop);
         out
     });
     bar.finish_and_clear();
