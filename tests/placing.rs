@@ -116,17 +116,19 @@ fn verify_methods_agree_and_a_tampered_table_is_caught() {
     let rules: Rules = spec.parse().unwrap();
     let db = build("verify", spec);
     let d = db.to_str().unwrap();
-    let out = millbase(&["verify", "--rules", spec, "--db", d]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
-    assert!(
-        text.contains("method 1: the placing-phase tables"),
-        "{text}"
-    );
-    assert!(
-        text.contains("both methods agree: the game is a draw"),
-        "{text}"
-    );
+    for threads in ["2", "1"] {
+        let out = millbase(&["verify", "--rules", spec, "--db", d, "--threads", threads]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{text}");
+        assert!(
+            text.contains("method 1: the placing-phase tables"),
+            "{text}"
+        );
+        assert!(
+            text.contains("both methods agree: the game is a draw"),
+            "{text}"
+        );
+    }
     let out = millbase(&[
         "query",
         "--json",

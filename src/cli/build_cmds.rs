@@ -163,12 +163,7 @@ impl Progress for CliProgress {
 /// `millbase build`.
 pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
     let subspaces = parse_subspaces(&args.subspaces)?;
-    if let Some(n) = args.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global()
-            .map_err(|e| CliError::input(format!("--threads {n}: {e}")))?;
-    }
+    super::use_threads(args.threads)?;
     let wanted = if subspaces.is_empty() {
         moving_subspaces(rules)
     } else {

@@ -66,6 +66,17 @@ pub struct CliError {
     pub message: String,
 }
 
+/// Sizes rayon's thread pool (`--threads`); all cores when `None`.
+pub fn use_threads(threads: Option<usize>) -> Result<(), CliError> {
+    if let Some(n) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| CliError::input(format!("--threads {n}: {e}")))?;
+    }
+    Ok(())
+}
+
 impl CliError {
     /// A failed probe: a position no table covers is bad input (exit 2), a
     /// missing or damaged table exit 1.

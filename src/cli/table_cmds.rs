@@ -18,6 +18,9 @@ pub struct CheckArgs {
     /// Only these subspaces (comma-separated, e.g. `4-4,5-3`); default: all.
     #[arg(long, value_delimiter = ',')]
     subspaces: Vec<String>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 /// Arguments of `info`.
@@ -68,6 +71,7 @@ fn print_check(r: &SubspaceCheck) {
 
 /// `millbase check`.
 pub fn check_cmd(rules: &Rules, args: &CheckArgs) -> Result<(), CliError> {
+    super::use_threads(args.threads)?;
     let placing = if millbase::placing::placing_supported(rules).is_ok() {
         millbase::placing::placing_subspaces(rules)
     } else {

@@ -39,6 +39,9 @@ pub struct VerifyArgs {
     /// Do not let the placing-phase tables order the search's moves.
     #[arg(long)]
     no_hints: bool,
+    /// Search threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 fn wdl(v: Value) -> Wdl {
@@ -223,6 +226,7 @@ fn by_search(
 
 /// `millbase verify`.
 pub fn verify_cmd(rules: &Rules, args: &VerifyArgs) -> Result<(), CliError> {
+    super::use_threads(args.threads)?;
     // Both methods walk the placing phase as a tree; with moving during
     // placing it has cycles.
     millbase::placing::placing_supported(rules).map_err(CliError::input)?;
