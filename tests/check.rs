@@ -10,9 +10,7 @@ use millbase::table::{Table, table_path};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-fn millbase(args: &[&str]) -> std::process::Output {
-    common::run(args)
-}
+use common::run as millbase;
 
 fn text(out: &Output) -> String {
     format!(

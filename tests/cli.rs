@@ -2,14 +2,9 @@
 
 mod common;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn millbase(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_millbase"))
-        .args(args)
-        .output()
-        .expect("runs millbase")
-}
+use common::run as millbase;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

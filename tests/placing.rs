@@ -12,9 +12,7 @@ use millbase::{ByColor, Color, PointSet, Position, Rules};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-fn millbase(args: &[&str]) -> std::process::Output {
-    common::run(args)
-}
+use common::run as millbase;
 
 fn build(tag: &str, rules: &str) -> PathBuf {
     common::build_db("placing", tag, rules)

@@ -4,9 +4,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-fn millbase(args: &[&str]) -> std::process::Output {
-    common::run(args)
-}
+use common::run as millbase;
 
 fn fresh_db(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("millbase-tables-{}-{name}", std::process::id()));

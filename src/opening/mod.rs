@@ -9,7 +9,7 @@
 
 mod tt;
 
-pub use tt::{Bounds, TranspositionTable};
+pub use tt::{Bounds, TranspositionTable, class_key};
 
 use crate::index::Indexer;
 use crate::moves::{Move, legal_moves};
@@ -160,7 +160,7 @@ impl<'a> OpeningSearch<'a> {
 
     /// The symmetry class of a position as one number: the smallest image
     /// of (side to move's stones, other stones) under the board's
-    /// symmetries, then both hands in the low byte.
+    /// symmetries, with both hands.
     fn key(&self, pos: &Position) -> u64 {
         let us = pos.stones[pos.to_move];
         let them = pos.stones[!pos.to_move];
@@ -173,8 +173,7 @@ impl<'a> OpeningSearch<'a> {
             })
             .min()
             .expect("the identity is a symmetry");
-        let hands = (pos.hand[pos.to_move] as u64) << 4 | pos.hand[!pos.to_move] as u64;
-        (best << 8) | hands
+        class_key(best, pos.hand[pos.to_move], pos.hand[!pos.to_move])
     }
 
     /// Win (1), draw (0) or loss (-1) for the side to move, searched with

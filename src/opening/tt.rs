@@ -28,7 +28,15 @@ impl Bounds {
 }
 
 /// Keys use at most this many bits (the entry keeps 4 more for the bounds).
-pub const KEY_BITS: u32 = 60;
+const KEY_BITS: u32 = 60;
+
+/// The key of a position class: `stones` (below `2^52`) identifies the
+/// stones on the board, then both hands (below 16 each) in the low byte,
+/// where [`TranspositionTable::put`] reads the plies left.
+pub fn class_key(stones: u64, mover_hand: u8, other_hand: u8) -> u64 {
+    debug_assert!(stones >> (KEY_BITS - 8) == 0 && mover_hand < 16 && other_hand < 16);
+    (stones << 8) | (mover_hand as u64) << 4 | other_hand as u64
+}
 
 /// The transposition table: `2^bits` slots of 8 bytes, in buckets of two.
 pub struct TranspositionTable {
@@ -47,7 +55,7 @@ fn unpack(entry: u64) -> Bounds {
     }
 }
 
-/// Plies left in the placing phase, from the key's low byte (both hands).
+/// Plies left in the placing phase of an entry: both hands (see [`class_key`]).
 fn plies_left(entry: u64) -> u64 {
     let hands = (entry >> 4) & 0xff;
     (hands >> 4) + (hands & 0xf)
@@ -72,7 +80,7 @@ impl TranspositionTable {
         (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20) as usize & self.mask
     }
 
-    /// The bounds stored for `key` (a non-zero key below `2^KEY_BITS`).
+    /// The bounds stored for `key` (made by [`class_key`]).
     pub fn get(&self, key: u64) -> Bounds {
         debug_assert!(key != 0 && key >> KEY_BITS == 0);
         let i = self.bucket(key);
@@ -85,9 +93,9 @@ impl TranspositionTable {
         Bounds::UNKNOWN
     }
 
-    /// Stores the bounds of `key`, replacing its old entry, or a free slot,
-    /// or the entry of its bucket with fewer plies left. `key`'s low byte
-    /// must be its two hands (4 bits each).
+    /// Stores the bounds of `key` (made by [`class_key`]), replacing its old
+    /// entry, or a free slot, or the entry of its bucket with fewer plies
+    /// left.
     pub fn put(&self, key: u64, b: Bounds) {
         debug_assert!(key != 0 && key >> KEY_BITS == 0);
         let i = self.bucket(key);
@@ -127,7 +135,7 @@ mod tests {
     #[test]
     fn stores_and_replaces() {
         let tt = TranspositionTable::new(4);
-        let key = |i: u64| (i << 8) | 0x21;
+        let key = |i: u64| class_key(i, 2, 1);
         assert_eq!(tt.get(key(5)), Bounds::UNKNOWN);
         let b = Bounds { lower: 0, upper: 1 };
         tt.put(key(5), b);
@@ -154,11 +162,11 @@ mod tests {
     #[test]
     fn keeps_the_entry_with_more_plies_left() {
         let tt = TranspositionTable::new(1);
-        let deep = (1 << 8) | 0x99; // 18 plies left
+        let deep = class_key(1, 9, 9); // 18 plies left
         let b = Bounds { lower: 1, upper: 1 };
         tt.put(deep, b);
         for i in 2..50u64 {
-            tt.put((i << 8) | 0x10, Bounds::UNKNOWN);
+            tt.put(class_key(i, 1, 0), Bounds::UNKNOWN);
         }
         assert_eq!(tt.get(deep), b);
     }

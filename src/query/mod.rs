@@ -89,7 +89,7 @@ impl BlockCache {
         &self,
         key: BlockKey,
         load: impl FnOnce() -> Result<Vec<u8>, TableError>,
-        read: impl Fn(&[u8]) -> T,
+        read: impl FnOnce(&[u8]) -> T,
     ) -> Result<T, TableError> {
         let shard = self.shard(&key);
         if let Some(b) = shard.lock().unwrap().get(&key) {
@@ -152,11 +152,10 @@ impl From<TableError> for ProbeError {
     }
 }
 
-/// Moving-phase tables a rule set may have: one per (stones of the side to
-/// move, stones of the other side), each from 0 to the board's size.
-fn moving_tables(rules: &Rules) -> usize {
-    let side = rules.board().size as usize + 1;
-    side * side
+/// Stone counts a side may have on the board: 0 to the board's size.
+/// Moving-phase tables are numbered by (side to move's, other side's).
+fn stone_counts(rules: &Rules) -> usize {
+    rules.board().size as usize + 1
 }
 
 /// Where a position's value is stored.
@@ -175,7 +174,7 @@ impl TableSet {
 
     /// Like [`TableSet::open`], keeping at most `blocks` decompressed blocks.
     pub fn with_cache(db: &Path, rules: &Rules, blocks: usize) -> TableSet {
-        let moving = moving_tables(rules);
+        let moving = stone_counts(rules) * stone_counts(rules);
         let placing: FastMap<Subspace, usize> = if crate::placing::placing_supported(rules).is_ok()
         {
             crate::placing::placing_subspaces(rules)
@@ -221,9 +220,8 @@ impl TableSet {
     /// stones on the board), then the placing-phase tables a game reaches.
     /// `None` for a placing subspace no game reaches.
     fn number(&self, s: Subspace) -> Option<usize> {
-        let side = self.rules.board().size as usize + 1;
         if s.is_moving() {
-            Some(s.w as usize * side + s.b as usize)
+            Some(s.w as usize * stone_counts(&self.rules) + s.b as usize)
         } else {
             self.placing.get(&s).copied()
         }
@@ -271,7 +269,7 @@ impl TableSet {
         s: Subspace,
         section: Section,
         slot: u64,
-        read: impl Fn(&[u8]) -> T,
+        read: impl FnOnce(&[u8]) -> T,
     ) -> Result<T, ProbeError> {
         let block = (slot / table.block_slots()) as u32;
         Ok(self
