@@ -6,7 +6,7 @@
 
 use millbase::query::TableSet;
 use millbase::solve::build::moving_subspaces;
-use millbase::table::table_path;
+use millbase::table::TableFolder;
 use millbase::{ByColor, Color, Point, PointSet, Position, Rules};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -55,7 +55,7 @@ fn main() {
         .expect("rules");
     let subs: Vec<_> = moving_subspaces(&rules)
         .into_iter()
-        .filter(|&s| table_path(&db, &rules, s).exists())
+        .filter(|&s| TableFolder::new(&db, &rules).exists(s))
         .collect();
     if subs.is_empty() {
         eprintln!(

@@ -13,6 +13,7 @@
 //! assert_eq!(perft(&Position::start(&rules), &rules, 2), 24 * 23);
 //! ```
 
+pub mod color;
 pub mod consistency;
 pub mod error;
 pub mod geometry;

@@ -3,29 +3,49 @@
 use crate::geometry::{Board, Point};
 use crate::position::{Color, Position};
 
-/// Column and row (from the top) of a point in the 7x7 coordinate grid.
+/// Characters between two grid columns and lines between two grid rows.
+const COL: usize = 4;
+const ROW: usize = 2;
+
+/// Column and row (from the top) of a point in the board's coordinate grid.
 fn grid_of(board: &Board, p: Point) -> (usize, usize) {
     let c = board.coord(p).as_bytes();
-    ((c[0] - b'a') as usize, (b'7' - c[1]) as usize)
+    let top = b'0' + board.grid_size() as u8;
+    ((c[0] - b'a') as usize, (top - c[1]) as usize)
 }
 
 /// Draws the board with one label per point (at most 2 characters).
 fn draw(board: &Board, label: impl Fn(Point) -> String) -> Vec<String> {
-    let mut grid = vec![vec![' '; 26]; 13];
+    let n = board.grid_size();
+    let mut grid = vec![vec![' '; (n - 1) * COL + 2]; (n - 1) * ROW + 1];
     for &(a, b) in &board.edges {
         let ((ca, ra), (cb, rb)) = (grid_of(board, a), grid_of(board, b));
         if ra == rb {
-            grid[ra * 2][ca.min(cb) * 4..=ca.max(cb) * 4].fill('-');
+            grid[ra * ROW][ca.min(cb) * COL..=ca.max(cb) * COL].fill('-');
+        } else if ca == cb {
+            for row in &mut grid[ra.min(rb) * ROW..=ra.max(rb) * ROW] {
+                row[ca * COL] = '|';
+            }
         } else {
-            for row in &mut grid[ra.min(rb) * 2..=ra.max(rb) * 2] {
-                row[ca * 4] = '|';
+            // A diagonal, drawn on the lines between its ends.
+            let ((c0, r0), (c1, r1)) = if ra < rb {
+                ((ca, ra), (cb, rb))
+            } else {
+                ((cb, rb), (ca, ra))
+            };
+            let (slash, right) = if c1 > c0 { ('\\', true) } else { ('/', false) };
+            let (cols, rows) = (c0.abs_diff(c1) * COL, (r1 - r0) * ROW);
+            for k in 1..rows {
+                let dc = cols * k / rows;
+                let c = if right { c0 * COL + dc } else { c0 * COL - dc };
+                grid[r0 * ROW + k][c] = slash;
             }
         }
     }
     for p in board.points() {
         let (c, r) = grid_of(board, p);
         for (i, ch) in label(p).chars().enumerate() {
-            grid[r * 2][c * 4 + i] = ch;
+            grid[r * ROW][c * COL + i] = ch;
         }
     }
     grid.into_iter()
@@ -45,16 +65,52 @@ pub fn render_position(board: &Board, pos: &Position) -> String {
         .to_string()
     });
     let numbers = draw(board, |p| p.number().to_string());
+    let n = board.grid_size();
+    let width = (n - 1) * COL + 2;
     let mut out = String::new();
-    for (i, (s, n)) in stones.iter().zip(&numbers).enumerate() {
-        let rank = if i % 2 == 0 {
-            format!("{}", 7 - i / 2)
+    for (i, (s, num)) in stones.iter().zip(&numbers).enumerate() {
+        let rank = if i % ROW == 0 {
+            format!("{}", n - i / ROW)
         } else {
             " ".into()
         };
-        out.push_str(format!("{rank}  {s:<26}   {n}").trim_end());
+        out.push_str(format!("{rank}  {s:<width$}   {num}").trim_end());
         out.push('\n');
     }
-    out.push_str("   a   b   c   d   e   f   g      (right: point numbers 0-23)\n");
+    let files: String = (0..n)
+        .map(|c| format!("{:<COL$}", (b'a' + c as u8) as char))
+        .collect();
+    out.push_str(&format!(
+        "   {:<w$}(right: point numbers 0-{})\n",
+        files,
+        board.size - 1,
+        w = width + 3
+    ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Rules;
+
+    #[test]
+    fn every_board_draws_every_point() {
+        for name in Board::NAMES {
+            let board = Board::by_name(name).unwrap();
+            let rules = Rules {
+                board: board.name,
+                ..Rules::STANDARD
+            };
+            let text = render_position(board, &Position::start(&rules));
+            let dots = text.lines().map(|l| l.matches('.').count()).sum::<usize>();
+            assert_eq!(dots, board.size as usize, "{name}:\n{text}");
+            assert!(text.contains(&format!("0-{}", board.size - 1)));
+        }
+        let diag = render_position(
+            Board::by_name("diagonals").unwrap(),
+            &Position::start(&Rules::TWELVE),
+        );
+        assert!(diag.contains('\\') && diag.contains('/'), "{diag}");
+    }
 }

@@ -1,12 +1,11 @@
-//! `check` (forward verification), `info`, and conversion of format-1 tables.
+//! `check` (forward verification), `info`, and tables of other format versions.
 
 mod common;
 
 use millbase::Rules;
 use millbase::index::Subspace;
-use millbase::solve::build::load_table;
 use millbase::solve::value::{UNUSED, Value};
-use millbase::table::{Table, table_path};
+use millbase::table::TableFolder;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -62,7 +61,7 @@ fn check_passes_on_sound_tables_of_several_rule_sets() {
 /// Rewrites one table with one slot's value changed (checksums stay valid,
 /// so only the forward check can notice).
 fn tamper(db: &Path, rules: &Rules, s: Subspace, pick: impl Fn(Value) -> Option<Value>) -> u64 {
-    let table = load_table(db, rules, s).unwrap();
+    let table = common::load_table(db, rules, s);
     let mut codes: Vec<u16> = (0..table.len()).map(|i| table.code(i)).collect();
     let slot = (0..table.len())
         .find(|&i| {
@@ -142,63 +141,29 @@ fn check_and_info_report_a_damaged_block() {
     let _ = std::fs::remove_dir_all(db);
 }
 
-/// Writes a table in format 1 (the layout documented in src/table/legacy.rs).
-fn write_format_1(path: &Path, rules: &Rules, table: &Table) {
-    let data: Vec<u8> = (0..table.len())
-        .map(|i| match table.code(i) {
-            UNUSED => 255,
-            c => c as u8,
-        })
-        .collect();
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for &b in &data {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    let s = table.subspace;
-    let text = rules.canonical();
-    let mut bytes = b"MILLBASE".to_vec();
-    bytes.extend_from_slice(&1u32.to_le_bytes());
-    bytes.extend_from_slice(&[1, s.w, s.b, s.wh, s.bh, 0, 0, 0]);
-    bytes.extend_from_slice(&table.len().to_le_bytes());
-    bytes.extend_from_slice(&h.to_le_bytes());
-    bytes.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    bytes.extend_from_slice(text.as_bytes());
-    bytes.extend_from_slice(&data);
-    std::fs::write(path, bytes).unwrap();
-}
-
 #[test]
-fn build_converts_format_1_tables_to_the_same_bytes() {
-    let db = fresh_db("convert", "standard", "4-3");
+fn tables_of_another_format_version_are_refused_and_rebuilt() {
+    let db = fresh_db("version", "standard", "4-3");
     let rules = Rules::STANDARD;
-    let mut before = Vec::new();
-    for name in ["3-3", "4-3", "3-4"] {
-        let s: Subspace = name.parse().unwrap();
-        let path = table_path(&db, &rules, s);
-        before.push(std::fs::read(&path).unwrap());
-        write_format_1(&path, &rules, &load_table(&db, &rules, s).unwrap());
-    }
-    // A query refuses the old format with a pointer to the fix.
+    let folder = TableFolder::new(&db, &rules);
+    let s: Subspace = "4-3".parse().unwrap();
+    let path = folder.path(s);
+    let before = std::fs::read(&path).unwrap();
+    // Format 1 (development only, never published): the version field says 1.
+    let mut old = before.clone();
+    old[8..12].copy_from_slice(&1u32.to_le_bytes());
+    std::fs::write(&path, &old).unwrap();
     let q = millbase(&[
         "query",
         "--db",
         db.to_str().unwrap(),
-        ".WWBW..B/......../.B...... b 0 0",
+        "WWWW..../......../.BBB.... w 0 0",
     ]);
     assert_eq!(q.status.code(), Some(1));
     assert!(text(&q).contains("format version 1"), "{}", text(&q));
-
     let out = millbase(&["build", "--db", db.to_str().unwrap(), "--subspaces", "4-3"]);
     let t = text(&out);
-    assert!(out.status.success(), "{t}");
-    assert!(
-        t.contains("built 0 pairs") && t.contains("2 converted"),
-        "{t}"
-    );
-    for (name, old) in ["3-3", "4-3", "3-4"].iter().zip(before) {
-        let now = std::fs::read(table_path(&db, &rules, name.parse().unwrap())).unwrap();
-        assert!(now == old, "{name} differs after conversion");
-    }
+    assert!(out.status.success() && t.contains("built 1 pairs"), "{t}");
+    assert!(std::fs::read(&path).unwrap() == before, "rebuilt bytes differ");
     let _ = std::fs::remove_dir_all(db);
 }

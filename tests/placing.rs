@@ -6,7 +6,6 @@ mod common;
 use millbase::index::{Indexer, Subspace};
 use millbase::moves::legal_moves;
 use millbase::query::{ProbeError, TableSet, best_first};
-use millbase::solve::build::load_table;
 use millbase::solve::value::Value;
 use millbase::{ByColor, Color, PointSet, Position, Rules};
 use std::collections::HashMap;
@@ -101,7 +100,7 @@ fn four_stones_sampled_positions_match_naive_search() {
 
 /// Rewrites one table with the value of `slot` replaced (valid checksums).
 fn tamper(db: &Path, rules: &Rules, s: Subspace, slot: u64, to: Value) {
-    let table = load_table(db, rules, s).unwrap();
+    let table = common::load_table(db, rules, s);
     let codes: Vec<u16> = (0..table.len())
         .map(|i| if i == slot { to.code() } else { table.code(i) })
         .collect();
@@ -159,7 +158,7 @@ fn verify_methods_agree_and_a_tampered_table_is_caught() {
     // A placing position deep in the tree made a draw where it is not.
     let indexer = Indexer::for_board(rules.board());
     let s: Subspace = "3-4-1-0".parse().unwrap();
-    let table = load_table(&db, &rules, s).unwrap();
+    let table = common::load_table(&db, &rules, s);
     let slot = (0..table.len())
         .find(|&i| {
             indexer.subspace(s.w, s.b).is_canonical(i)

@@ -186,7 +186,7 @@ fn compare(spec: &str, target: &str, subspaces: &[(u32, u32)]) {
     let mut per_sub: HashMap<(u32, u32), u64> = HashMap::new();
     for &(w, b) in subspaces {
         let s = Subspace::moving(w as u8, b as u8);
-        let table = millbase::solve::build::load_table(&db, &rules, s).unwrap();
+        let table = common::load_table(&db, &rules, s);
         let idx = indexer.subspace(s.w, s.b);
         for (&(us, them), &v) in naive
             .iter()

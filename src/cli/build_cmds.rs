@@ -5,9 +5,9 @@ use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use millbase::Rules;
 use millbase::index::{Indexer, Subspace};
-use millbase::solve::build::{BuildOptions, build, moving_subspaces, plan, stats_of_dir};
+use millbase::solve::build::{BuildOptions, build, moving_subspaces, plan};
 use millbase::solve::{Progress, SubspaceStats};
-use millbase::table::rules_dir;
+use millbase::table::TableFolder;
 use serde::Serialize;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -228,12 +228,11 @@ pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
     progress.overall.finish_and_clear();
     progress.phase.finish_and_clear();
     eprintln!(
-        "moving phase: built {} pairs, {} found on disk, {} converted from format 1, in {:.1} s; tables in {}",
+        "moving phase: built {} pairs, {} found on disk, in {:.1} s; tables in {}",
         report.computed,
         report.skipped,
-        report.converted,
         moving_seconds,
-        rules_dir(&args.db, &rules.moving_rules()).display()
+        TableFolder::new(&args.db, rules).moving_dir().display()
     );
     if let Some(p) = placing_report {
         eprintln!(
@@ -241,7 +240,7 @@ pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
             p.computed,
             p.skipped,
             start.elapsed().as_secs_f64() - moving_seconds,
-            rules_dir(&args.db, rules).display()
+            TableFolder::new(&args.db, rules).dir().display()
         );
     }
     Ok(())
@@ -256,14 +255,15 @@ struct StatsReport {
 
 /// `millbase stats`.
 pub fn stats_cmd(rules: &Rules, args: &StatsArgs) -> Result<(), CliError> {
-    let dir = rules_dir(&args.db, &rules.moving_rules());
+    let folder = TableFolder::new(&args.db, rules);
+    let dir = folder.moving_dir();
     let mut all = moving_subspaces(rules);
     if millbase::placing::placing_supported(rules).is_ok() {
         all.extend(millbase::placing::placing_subspaces(rules));
     }
     let present: Vec<Subspace> = all
         .into_iter()
-        .filter(|&s| millbase::table::table_path(&args.db, rules, s).exists())
+        .filter(|&s| folder.exists(s))
         .collect();
     if present.is_empty() {
         return Err(CliError {
@@ -276,7 +276,7 @@ pub fn stats_cmd(rules: &Rules, args: &StatsArgs) -> Result<(), CliError> {
             ),
         });
     }
-    let rows = stats_of_dir(&args.db, rules, &present).map_err(|e| CliError {
+    let rows = folder.stats_of(&present).map_err(|e| CliError {
         code: 1,
         message: e.to_string(),
     })?;

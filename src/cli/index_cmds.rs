@@ -44,8 +44,8 @@ struct Report {
 pub fn index_info(rules: &Rules, args: &IndexInfoArgs) -> Result<(), CliError> {
     let indexer = Indexer::for_board(rules.board());
     let mut rows = Vec::new();
-    for w in 3..=rules.stones {
-        for b in 3..=rules.stones {
+    for w in 3..=rules.max_stones() {
+        for b in 3..=rules.max_stones() {
             if w as u32 + b as u32 > rules.board().size as u32 {
                 continue;
             }

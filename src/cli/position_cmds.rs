@@ -100,7 +100,7 @@ pub fn show(rules: &Rules, args: &ShowArgs) -> Result<(), CliError> {
     println!();
     println!("Rules:      {}", rules.short_name());
     println!("Position:   {}", pos.board_string(rules));
-    if rules.board == "standard" {
+    if rules.board().size == 24 {
         println!("Sanmill:    {}", millbase::position::to_sanmill(&pos));
     }
     println!("To move:    {}", pos.to_move.name());

@@ -82,7 +82,7 @@ pub fn check_cmd(rules: &Rules, args: &CheckArgs) -> Result<(), CliError> {
     let subspaces: Vec<Subspace> = if args.subspaces.is_empty() {
         let built = placing
             .last()
-            .is_some_and(|&s| millbase::table::table_path(&args.db, rules, s).exists());
+            .is_some_and(|&s| millbase::table::TableFolder::new(&args.db, rules).exists(s));
         if built {
             all
         } else {

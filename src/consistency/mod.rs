@@ -13,13 +13,12 @@
 
 use crate::geometry::PointSet;
 use crate::index::{Indexer, Subspace, SubspaceIndex};
-use crate::moves::legal_moves;
+use crate::moves::{blocked_draws, legal_moves};
 use crate::position::{ByColor, Color, Position};
 use crate::query::best_first;
 use crate::rules::Rules;
-use crate::solve::build::{load_table, open_table};
 use crate::solve::value::Value;
-use crate::table::{Table, TableError};
+use crate::table::{Table, TableError, TableFolder};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::Path;
@@ -65,16 +64,17 @@ pub fn check_subspaces(
     subspaces: &[Subspace],
     mut report: impl FnMut(&SubspaceCheck),
 ) -> Result<Vec<SubspaceCheck>, TableError> {
+    let folder = TableFolder::new(db, rules);
     let mut loaded: HashMap<Subspace, Table> = HashMap::new();
     let mut out = Vec::new();
     for &s in subspaces {
         let start = std::time::Instant::now();
-        open_table(db, rules, s)?.verify()?;
+        folder.open(s)?.verify()?;
         let needed = children_subspaces(rules, s);
         loaded.retain(|k, _| needed.contains(k));
         for &n in &needed {
             if let std::collections::hash_map::Entry::Vacant(e) = loaded.entry(n) {
-                e.insert(load_table(db, rules, n)?);
+                e.insert(folder.load(n)?);
             }
         }
         let mut result = check_one(rules, s, &loaded)?;
@@ -113,8 +113,9 @@ fn check_one(
     let bad_count = AtomicU64::new(0);
     // The children's tables and indexes by stone counts, for cheap
     // lookups: all children of a subspace have the same stones in hand.
-    let placing = !s.is_moving();
-    let (child_hand, child_other_hand) = if placing { (s.bh, s.wh - 1) } else { (0, 0) };
+    // A side with stones in hand places one; without, it moves a stone.
+    let placed = (s.wh > 0) as u8;
+    let (child_hand, child_other_hand) = (s.bh, s.wh - placed);
     let mut by_counts: Vec<Option<(SubspaceIndex<'_>, &Table)>> =
         (0..25 * 25).map(|_| None).collect();
     for (t, table) in tables {
@@ -133,8 +134,7 @@ fn check_one(
     };
     // Children without a capture: the mover's stones stay `them`, so their
     // side of the index is prepared once per position.
-    // A placement adds a stone to the mover's side.
-    let mover_after = s.w as usize + placing as usize;
+    let mover_after = s.w as usize + placed as usize;
     let (quiet_index, quiet_table) = by_counts[s.b as usize * 25 + mover_after]
         .as_ref()
         .expect("the quiet child's table is loaded");
@@ -162,7 +162,11 @@ fn check_one(
                     legal_moves(&pos, rules, &mut moves);
                     let prepared = quiet_index.prepare(them);
                     if moves.is_empty() {
-                        Some(Value::Loss(0))
+                        Some(if blocked_draws(rules.board(), rules, us.union(them)) {
+                            Value::Draw
+                        } else {
+                            Value::Loss(0)
+                        })
                     } else {
                         // `None` if a child's slot is marked unused: then no
                         // stored value can be right. Quiet children's slots are

@@ -207,20 +207,199 @@ pub const STANDARD_SPEC: BoardSpec = BoardSpec {
     ],
 };
 
-static STANDARD: LazyLock<Board> = LazyLock::new(|| Board::from_spec(&STANDARD_SPEC));
+/// The standard board with the four diagonals through the corners, each a
+/// line and two edges (RULES.md 4.1): twelve men's morris, Morabaraba.
+pub const DIAGONALS_SPEC: BoardSpec = BoardSpec {
+    name: "diagonals",
+    coords: STANDARD_SPEC.coords,
+    lines: &[
+        [0, 1, 2],
+        [2, 3, 4],
+        [4, 5, 6],
+        [6, 7, 0],
+        [8, 9, 10],
+        [10, 11, 12],
+        [12, 13, 14],
+        [14, 15, 8],
+        [16, 17, 18],
+        [18, 19, 20],
+        [20, 21, 22],
+        [22, 23, 16],
+        [1, 9, 17],
+        [3, 11, 19],
+        [5, 13, 21],
+        [7, 15, 23],
+        [0, 8, 16],
+        [2, 10, 18],
+        [4, 12, 20],
+        [6, 14, 22],
+    ],
+    edges: &[
+        (0, 1),
+        (1, 2),
+        (2, 3),
+        (3, 4),
+        (4, 5),
+        (5, 6),
+        (6, 7),
+        (7, 0),
+        (8, 9),
+        (9, 10),
+        (10, 11),
+        (11, 12),
+        (12, 13),
+        (13, 14),
+        (14, 15),
+        (15, 8),
+        (16, 17),
+        (17, 18),
+        (18, 19),
+        (19, 20),
+        (20, 21),
+        (21, 22),
+        (22, 23),
+        (23, 16),
+        (1, 9),
+        (9, 17),
+        (3, 11),
+        (11, 19),
+        (5, 13),
+        (13, 21),
+        (7, 15),
+        (15, 23),
+        (0, 8),
+        (8, 16),
+        (2, 10),
+        (10, 18),
+        (4, 12),
+        (12, 20),
+        (6, 14),
+        (14, 22),
+    ],
+    symmetry_generators: STANDARD_SPEC.symmetry_generators,
+};
+
+/// Six men's morris: two squares joined at the midpoints of their sides
+/// (RULES.md 4.2).
+pub const SIX_SPEC: BoardSpec = BoardSpec {
+    name: "six",
+    coords: &[
+        "a5", "c5", "e5", "e3", "e1", "c1", "a1", "a3", "b4", "c4", "d4", "d3", "d2", "c2", "b2",
+        "b3",
+    ],
+    lines: &[
+        [0, 1, 2],
+        [2, 3, 4],
+        [4, 5, 6],
+        [6, 7, 0],
+        [8, 9, 10],
+        [10, 11, 12],
+        [12, 13, 14],
+        [14, 15, 8],
+    ],
+    edges: &[
+        (0, 1),
+        (1, 2),
+        (2, 3),
+        (3, 4),
+        (4, 5),
+        (5, 6),
+        (6, 7),
+        (7, 0),
+        (8, 9),
+        (9, 10),
+        (10, 11),
+        (11, 12),
+        (12, 13),
+        (13, 14),
+        (14, 15),
+        (15, 8),
+        (1, 9),
+        (3, 11),
+        (5, 13),
+        (7, 15),
+    ],
+    // Quarter turn clockwise, left-right mirror, inner/outer square swap.
+    symmetry_generators: &[
+        &[2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8, 9],
+        &[2, 1, 0, 7, 6, 5, 4, 3, 10, 9, 8, 15, 14, 13, 12, 11],
+        &[8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7],
+    ],
+};
+
+/// Three men's morris: a 3x3 grid with both diagonals (RULES.md 4.3).
+pub const THREE_SPEC: BoardSpec = BoardSpec {
+    name: "three",
+    coords: &["a3", "b3", "c3", "c2", "c1", "b1", "a1", "a2", "b2"],
+    lines: &[
+        [0, 1, 2],
+        [2, 3, 4],
+        [4, 5, 6],
+        [6, 7, 0],
+        [7, 8, 3],
+        [1, 8, 5],
+        [0, 8, 4],
+        [2, 8, 6],
+    ],
+    edges: &[
+        (0, 1),
+        (1, 2),
+        (2, 3),
+        (3, 4),
+        (4, 5),
+        (5, 6),
+        (6, 7),
+        (7, 0),
+        (0, 8),
+        (1, 8),
+        (2, 8),
+        (3, 8),
+        (4, 8),
+        (5, 8),
+        (6, 8),
+        (7, 8),
+    ],
+    // Quarter turn clockwise, left-right mirror.
+    symmetry_generators: &[&[2, 3, 4, 5, 6, 7, 0, 1, 8], &[2, 1, 0, 7, 6, 5, 4, 3, 8]],
+};
+
+/// Every board, in the order of [`Board::NAMES`].
+const SPECS: [&BoardSpec; 4] = [&STANDARD_SPEC, &DIAGONALS_SPEC, &SIX_SPEC, &THREE_SPEC];
+
+static BOARDS: LazyLock<Vec<Board>> =
+    LazyLock::new(|| SPECS.iter().map(|s| Board::from_spec(s)).collect());
 
 impl Board {
+    /// The names of the supported boards (`board=NAME`).
+    pub const NAMES: [&'static str; 4] = ["standard", "diagonals", "six", "three"];
+
     /// The standard 24-point board.
     pub fn standard() -> &'static Board {
-        &STANDARD
+        &BOARDS[0]
     }
 
     /// The board called `name`, if it is supported.
     pub fn by_name(name: &str) -> Option<&'static Board> {
-        match name {
-            "standard" => Some(Board::standard()),
-            _ => None,
-        }
+        BOARDS.iter().find(|b| b.name == name)
+    }
+
+    /// Whether `stones` fill some line.
+    #[inline]
+    pub fn has_mill(&self, stones: PointSet) -> bool {
+        self.lines.iter().any(|l| l.is_subset(stones))
+    }
+
+    /// Columns and rows of the coordinate grid (7 for the 24-point boards,
+    /// 5 for six men's, 3 for three men's).
+    pub fn grid_size(&self) -> usize {
+        self.coords
+            .iter()
+            .map(|c| {
+                let b = c.as_bytes();
+                ((b[0] - b'a') as usize).max((b[1] - b'1') as usize) + 1
+            })
+            .max()
+            .unwrap_or(0)
     }
 
     /// Derives a board from its spec. Panics on an inconsistent spec (a
@@ -356,8 +535,33 @@ mod tests {
     }
 
     #[test]
+    fn other_boards_shape() {
+        // (name, points, lines, edges, symmetries)
+        for (name, points, lines, edges, syms) in [
+            ("diagonals", 24, 20, 40, 16),
+            ("six", 16, 8, 20, 16),
+            ("three", 9, 8, 16, 8),
+        ] {
+            let b = Board::by_name(name).unwrap();
+            assert_eq!(
+                (b.size, b.lines.len(), b.edges.len(), b.symmetries.len()),
+                (points, lines, edges, syms),
+                "{name}"
+            );
+            assert_eq!(Board::NAMES.iter().filter(|n| **n == name).count(), 1);
+            for p in b.points() {
+                assert_eq!(b.point_by_coord(b.coord(p)), Some(p), "{name}");
+            }
+        }
+        assert_eq!(Board::by_name("three").unwrap().grid_size(), 3);
+        assert_eq!(Board::by_name("six").unwrap().grid_size(), 5);
+        assert_eq!(Board::by_name("diagonals").unwrap().grid_size(), 7);
+        assert!(Board::by_name("hex").is_none());
+    }
+
+    #[test]
     fn symmetries_keep_lines_and_edges() {
-        let b = Board::standard();
+        for b in Board::NAMES.map(|n| Board::by_name(n).unwrap()) {
         for s in &b.symmetries {
             for l in &b.lines {
                 assert!(b.lines.contains(&s.apply_set(*l)), "{s:?} breaks a line");
@@ -368,11 +572,12 @@ mod tests {
             // a permutation
             assert_eq!(s.apply_set(b.all), b.all);
         }
+        }
     }
 
     #[test]
     fn symmetries_form_a_group() {
-        let b = Board::standard();
+        for b in Board::NAMES.map(|n| Board::by_name(n).unwrap()) {
         let syms = &b.symmetries;
         for (i, a) in syms.iter().enumerate() {
             for (j, c) in syms.iter().enumerate() {
@@ -382,6 +587,7 @@ mod tests {
                 assert!(syms.contains(&a.after(c)));
             }
             assert!(syms.contains(&a.inverse()));
+        }
         }
     }
 

@@ -5,9 +5,10 @@
 //! brought to the smallest of their symmetric images (the orbit
 //! representative, numbered among all orbits of `w`-sets); the same map is
 //! applied to the other side's stones (`them`, `b` of them), which are then
-//! ranked among the `24 - w` points the representative leaves free:
+//! ranked among the `n - w` points the representative leaves free (`n` the
+//! board's points: 24, 16 or 9):
 //!
-//! `slot = orbit(us) * C(24 - w, b) + rank(them among free points)`.
+//! `slot = orbit(us) * C(n - w, b) + rank(them among free points)`.
 //!
 //! When the representative is fixed by some symmetries (its stabiliser),
 //! several slots stand for one class; the class takes the smallest of their
@@ -17,7 +18,7 @@ pub mod check;
 mod subspace;
 mod tables;
 
-pub use subspace::Subspace;
+pub use subspace::{Subspace, moving_subspaces};
 pub use tables::{BINOMIAL, binomial};
 
 use crate::geometry::{Board, PointSet};
@@ -32,16 +33,16 @@ pub struct Indexer {
     orbits: Vec<OnceLock<Arc<OrbitTable>>>,
 }
 
-static STANDARD: OnceLock<Indexer> = OnceLock::new();
+static INDEXERS: [OnceLock<Indexer>; Board::NAMES.len()] = [const { OnceLock::new() }; Board::NAMES.len()];
 
 impl Indexer {
-    /// The indexer of `board` (shared for the standard board).
+    /// The indexer of `board`, made on first use and shared.
     pub fn for_board(board: &'static Board) -> &'static Indexer {
-        assert_eq!(
-            board.name, "standard",
-            "only the standard board has an indexer yet"
-        );
-        STANDARD.get_or_init(|| Indexer::new(board))
+        let i = Board::NAMES
+            .iter()
+            .position(|n| *n == board.name)
+            .expect("every board has a name in Board::NAMES");
+        INDEXERS[i].get_or_init(|| Indexer::new(board))
     }
 
     fn new(board: &'static Board) -> Indexer {
@@ -107,7 +108,7 @@ pub struct SubspaceIndex<'a> {
     orbits: Arc<OrbitTable>,
     w: u8,
     b: u8,
-    /// Slots per orbit: `C(24 - w, b)`.
+    /// Slots per orbit: `C(n - w, b)`.
     block: u64,
 }
 

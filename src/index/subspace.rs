@@ -1,6 +1,7 @@
 //! Subspace identifiers: stones on the board and in hand of each side.
 
 use crate::error::ParseError;
+use crate::rules::Rules;
 use std::fmt;
 use std::str::FromStr;
 
@@ -39,6 +40,19 @@ impl Subspace {
             bh: self.wh,
         }
     }
+}
+
+/// The moving-phase subspaces of a rule set: 3 stones up to the larger
+/// stone count for each side (both fitting on the board).
+pub fn moving_subspaces(rules: &Rules) -> Vec<Subspace> {
+    let n = rules.max_stones().min(rules.board().size / 2);
+    let mut out = Vec::new();
+    for w in 3..=n {
+        for b in 3..=n {
+            out.push(Subspace::moving(w, b));
+        }
+    }
+    out
 }
 
 impl fmt::Display for Subspace {

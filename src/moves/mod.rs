@@ -11,7 +11,7 @@ pub use unmoves::unmoves;
 
 use crate::geometry::{Board, Point, PointSet};
 use crate::position::Position;
-use crate::rules::{DoubleMill, Protection, Rules};
+use crate::rules::{DoubleMill, FullBoard, Protection, Rules};
 use rayon::prelude::*;
 
 /// A move: where the stone comes from (`None` for a placement), where it
@@ -39,10 +39,11 @@ pub fn removable(board: &Board, rules: &Rules, theirs: PointSet) -> PointSet {
     }
 }
 
-/// Number of removals earned by closing `mills` mills (0 if none).
+/// Number of removals earned by closing `mills` mills (0 if none, and
+/// always 0 under `mill=wins`, where a mill ends the game instead).
 #[inline]
 pub fn removals_earned(rules: &Rules, mills: u32) -> u32 {
-    if mills == 0 {
+    if mills == 0 || rules.mill_wins() {
         0
     } else {
         rules.removals_per_mill as u32
@@ -51,6 +52,22 @@ pub fn removals_earned(rules: &Rules, mills: u32) -> u32 {
                 DoubleMill::PerMill => mills,
             }
     }
+}
+
+/// Whether the game is over because the side not to move, `last_mover`,
+/// has a full line under `mill=wins` (the side to move has lost).
+#[inline]
+pub fn mill_ended(board: &Board, rules: &Rules, last_mover: PointSet) -> bool {
+    rules.mill_wins() && board.has_mill(last_mover)
+}
+
+/// Whether a side to move without a legal move draws instead of losing:
+/// the placing phase ended with every point occupied under
+/// `full-board=draw`. (A full board only arises from the last placement:
+/// a slide leaves a point empty, a removal empties one.)
+#[inline]
+pub fn blocked_draws(board: &Board, rules: &Rules, occupied: PointSet) -> bool {
+    rules.full_board == FullBoard::Draw && occupied == board.all
 }
 
 /// Every distinct set of stones that `k` sequential removals may take from
@@ -135,12 +152,13 @@ pub fn slides(
 }
 
 /// All legal moves of the side to move, into `out` (cleared first). A side
-/// that has lost (fewer than 3 stones) has none.
+/// that has lost (fewer than 3 stones, or under `mill=wins` the opponent
+/// has a line) has none.
 pub fn legal_moves(pos: &Position, rules: &Rules, out: &mut Vec<Move>) {
     out.clear();
     let board = rules.board();
     let us = pos.to_move;
-    if pos.total(us) < 3 {
+    if pos.total(us) < 3 || mill_ended(board, rules, pos.stones[!us]) {
         return;
     }
     let mine = pos.stones[us];

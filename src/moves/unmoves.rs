@@ -24,7 +24,7 @@ pub fn unmoves(pos: &Position, rules: &Rules, out: &mut Vec<(Move, Position)>) {
     let hand = pos.hand[mover];
     for to in mine {
         let mut origins: Vec<Option<Point>> = Vec::new();
-        if (hand as u32) < rules.stones as u32 {
+        if hand < rules.stones_of(mover) {
             origins.push(None);
         }
         let steps = if hand == 0 {
@@ -83,10 +83,14 @@ pub fn unmoves(pos: &Position, rules: &Rules, out: &mut Vec<(Move, Position)>) {
     }
 }
 
+/// Whether `p` is a legal position that has not ended: a predecessor had
+/// a move to make.
 fn is_legal(p: &Position, rules: &Rules) -> bool {
     let checked: Result<Position, PositionError> =
         Position::new(p.stones, p.hand, p.to_move, rules);
-    checked.is_ok() && p.total(p.to_move) >= 3
+    checked.is_ok()
+        && p.total(p.to_move) >= 3
+        && !super::mill_ended(rules.board(), rules, p.stones[!p.to_move])
 }
 
 /// All subsets of `s` with at most `k` points.

@@ -89,7 +89,7 @@ impl<'a> OpeningSearch<'a> {
     /// transposition table sized for the rule set's stone count
     /// (`8 << (11 + 2 N)` bytes, at most 4 GiB).
     pub fn new(tables: &'a TableSet) -> OpeningSearch<'a> {
-        let stones = tables.rules().stones as u32;
+        let stones = tables.rules().max_stones() as u32;
         OpeningSearch::with_table_bits(tables, (11 + 2 * stones).min(29))
     }
 

@@ -14,13 +14,14 @@
 
 use crate::geometry::PointSet;
 use crate::index::{Indexer, Subspace, SubspaceIndex};
-use crate::moves::{removal_sets, removals_earned};
+use crate::moves::blocked_draws;
 use crate::query::best_first;
 use crate::rules::{DoubleMill, Rules};
-use crate::solve::build::{BuildError, load_table, open_table};
+use crate::solve::build::BuildError;
+use crate::solve::graph::{Step, for_each_step};
 use crate::solve::value::{UNUSED, Value};
 use crate::solve::{Progress, SubspaceStats};
-use crate::table::{Table, table_path};
+use crate::table::{Table, TableFolder};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -30,6 +31,9 @@ use std::time::Instant;
 /// Most stones one move can remove under `rules` (two mills closed at
 /// once at most: a point lies on two lines).
 fn most_removals(rules: &Rules) -> u8 {
+    if rules.mill_wins() {
+        return 0;
+    }
     rules.removals_per_mill
         * match rules.double_mill {
             DoubleMill::One => 1,
@@ -53,22 +57,25 @@ pub fn placing_supported(rules: &Rules) -> Result<(), String> {
 
 /// The subspaces a move from a position of `s` leads to, where the side
 /// then to move has not lost (at least 3 stones on the board and in hand).
-/// The first is the one without a removal.
+/// The first is the one without a removal. A side with stones in hand
+/// places one; a side without (unequal hands: the other side still holds
+/// stones) moves a stone on the board.
 pub fn child_subspaces(rules: &Rules, s: Subspace) -> Vec<Subspace> {
     let mut out = Vec::new();
-    if s.wh == 0 {
+    if s.is_moving() {
         return out;
     }
+    let placed = (s.wh > 0) as u8;
     for k in 0..=most_removals(rules) {
-        // A removal needs a mill: three of the mover's stones after placing.
-        if k > s.b || (k > 0 && s.w + 1 < 3) {
+        // A removal needs a mill: three of the mover's stones after the move.
+        if k > s.b || (k > 0 && s.w + placed < 3) {
             break;
         }
         let c = Subspace {
             w: s.b - k,
-            b: s.w + 1,
+            b: s.w + placed,
             wh: s.bh,
-            bh: s.wh - 1,
+            bh: s.wh - placed,
         };
         if c.w + c.wh >= 3 {
             out.push(c);
@@ -81,12 +88,11 @@ pub fn child_subspaces(rules: &Rules, s: Subspace) -> Vec<Subspace> {
 /// sides with at least 3 stones, someone with stones in hand), children
 /// before parents: the order in which they are built.
 pub fn placing_subspaces(rules: &Rules) -> Vec<Subspace> {
-    let n = rules.stones;
     let start = Subspace {
         w: 0,
         b: 0,
-        wh: n,
-        bh: n,
+        wh: rules.stones.white,
+        bh: rules.stones.black,
     };
     let mut seen = BTreeSet::from([start]);
     let mut todo = vec![start];
@@ -230,35 +236,31 @@ fn solve_subspace(
                 if !canonical {
                     return;
                 }
-                let empty = board.all.minus(us.union(them));
                 let mut best: Option<Value> = None;
                 let first = batch.lookups.len();
                 let prepared = quiet.map(|(i, _)| i.prepare(them));
-                for p in empty {
-                    let after = us.with(p);
-                    let k = removals_earned(rules, board.mills_through(p, after));
-                    if k == 0 {
-                        // The child (them to move) is in the quiet table,
-                        // which exists: both sides keep their stones.
-                        let (qi, qt) = quiet.expect("a quiet child subspace");
-                        let slot = qi.slot_with(prepared.as_ref().unwrap(), after);
-                        qt.prefetch(slot);
-                        batch.lookups.push((0, slot));
-                        continue;
-                    }
-                    sets.clear();
-                    removal_sets(board, rules, them, s.bh as u32, k, &mut sets);
-                    for &r in &sets {
-                        let left = them.minus(r);
-                        if left.len() + (s.bh as u32) < 3 {
-                            fold(&mut best, Value::Loss(0).code(), &broken);
-                        } else {
-                            match children.slot(r.len(), left, after) {
-                                Some(slot) => batch.lookups.push((r.len() as u8, slot)),
+                let moves = for_each_step(board, rules, us, them, s.wh, s.bh, &mut sets, |step| {
+                    match step {
+                        Step::Quiet(after) => {
+                            // The child (them to move) is in the quiet table,
+                            // which exists: both sides keep their stones.
+                            let (qi, qt) = quiet.expect("a quiet child subspace");
+                            let slot = qi.slot_with(prepared.as_ref().unwrap(), after);
+                            qt.prefetch(slot);
+                            batch.lookups.push((0, slot));
+                        }
+                        Step::Wins => fold(&mut best, Value::Loss(0).code(), &broken),
+                        Step::Capture(after, left) => {
+                            let removed = them.len() - left.len();
+                            match children.slot(removed, left, after) {
+                                Some(slot) => batch.lookups.push((removed as u8, slot)),
                                 None => broken.store(true, Relaxed),
                             }
                         }
                     }
+                });
+                if moves == 0 && blocked_draws(board, rules, us.union(them)) {
+                    best = Some(Value::Draw);
                 }
                 batch.pending.push(Pending {
                     offset: (slot - base) as usize,
@@ -307,7 +309,8 @@ pub fn build_placing(
 ) -> Result<PlacingReport, BuildError> {
     placing_supported(rules).map_err(BuildError::Request)?;
     let indexer = Indexer::for_board(rules.board());
-    let dir = crate::table::rules_dir(db, rules);
+    let folder = TableFolder::new(db, rules);
+    let dir = folder.dir();
     std::fs::create_dir_all(&dir).map_err(|e| BuildError::Io(dir.clone(), e))?;
     let mut report = PlacingReport {
         computed: 0,
@@ -317,7 +320,7 @@ pub fn build_placing(
     for s in placing_subspaces(rules) {
         let slots = indexer.subspace(s.w, s.b).slots();
         let name = s.to_string();
-        if open_table(db, rules, s).and_then(|t| t.verify()).is_ok() {
+        if folder.is_finished(s) {
             report.skipped += 1;
             progress.pair_skipped(&name, slots);
             continue;
@@ -326,7 +329,7 @@ pub fn build_placing(
         loaded.retain(|k, _| kids.contains(k));
         for &c in &kids {
             if let std::collections::hash_map::Entry::Vacant(e) = loaded.entry(c) {
-                e.insert(load_table(db, rules, c)?);
+                e.insert(folder.load(c)?);
             }
         }
         progress.pair_started(&name, slots);
@@ -338,7 +341,7 @@ pub fn build_placing(
                 rules.short_name()
             ))
         })?;
-        table.write(&table_path(db, rules, s), rules, level)?;
+        folder.write(&table, level)?;
         let stats = [SubspaceStats::of_table(&table)];
         progress.pair_finished(&name, slots, &stats, start.elapsed().as_secs_f64());
         report.computed += 1;

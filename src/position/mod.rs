@@ -7,75 +7,10 @@ mod text;
 
 pub use text::{parse_board_string, parse_sanmill, to_sanmill};
 
+pub use crate::color::{ByColor, Color};
 use crate::geometry::{Point, PointSet};
 use crate::rules::Rules;
 use std::fmt;
-use std::ops::{Index, IndexMut, Not};
-
-/// A side.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-pub enum Color {
-    /// Moves first.
-    White,
-    /// Moves second.
-    Black,
-}
-
-impl Color {
-    /// `w` or `b`.
-    pub fn letter(self) -> char {
-        match self {
-            Color::White => 'w',
-            Color::Black => 'b',
-        }
-    }
-
-    /// `White` or `Black`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Color::White => "White",
-            Color::Black => "Black",
-        }
-    }
-}
-
-impl Not for Color {
-    type Output = Color;
-    fn not(self) -> Color {
-        match self {
-            Color::White => Color::Black,
-            Color::Black => Color::White,
-        }
-    }
-}
-
-/// One value per colour.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
-pub struct ByColor<T> {
-    /// White's value.
-    pub white: T,
-    /// Black's value.
-    pub black: T,
-}
-
-impl<T> Index<Color> for ByColor<T> {
-    type Output = T;
-    fn index(&self, c: Color) -> &T {
-        match c {
-            Color::White => &self.white,
-            Color::Black => &self.black,
-        }
-    }
-}
-
-impl<T> IndexMut<Color> for ByColor<T> {
-    fn index_mut(&mut self, c: Color) -> &mut T {
-        match c {
-            Color::White => &mut self.white,
-            Color::Black => &mut self.black,
-        }
-    }
-}
 
 /// A position: stones on the board, stones in hand, side to move.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -100,15 +35,27 @@ impl fmt::Display for PositionError {
 
 impl std::error::Error for PositionError {}
 
+/// Whether stones in hand `hand` with `to_move` to move arise from the
+/// start by alternate moves, White first: each side places while it has
+/// stones in hand (and moves on the board after), so after `k` plies White
+/// has placed `min(W, ceil(k/2))` stones and Black `min(B, floor(k/2))`.
+fn hands_fit_turns(rules: &Rules, hand: ByColor<u8>, to_move: Color) -> bool {
+    let (w, b) = (rules.stones.white, rules.stones.black);
+    if hand.white > w || hand.black > b {
+        return false;
+    }
+    (0..=w.max(b) + 1).any(|m| {
+        let white_moves = m + (to_move == Color::Black) as u8;
+        w - hand.white == white_moves.min(w) && b - hand.black == m.min(b)
+    })
+}
+
 impl Position {
     /// The start: empty board, every stone in hand, White to move.
     pub fn start(rules: &Rules) -> Position {
         Position {
             stones: ByColor::default(),
-            hand: ByColor {
-                white: rules.stones,
-                black: rules.stones,
-            },
+            hand: rules.stones,
             to_move: Color::White,
         }
     }
@@ -130,32 +77,39 @@ impl Position {
                 return err(format!("{} has a stone off the board", c.name()));
             }
             let total = stones[c].len() + hand[c] as u32;
-            if total > rules.stones as u32 {
+            if total > rules.stones[c] as u32 {
                 return err(format!(
                     "{} has {} stones on the board and {} in hand, more than the {} of these rules",
                     c.name(),
                     stones[c].len(),
                     hand[c],
-                    rules.stones
+                    rules.stones[c]
                 ));
             }
         }
-        let (w, b) = (hand.white, hand.black);
-        if !rules.lasker {
-            let ok = match to_move {
-                Color::White => w == b,
-                Color::Black => b == w + 1 || (w == 0 && b == 0),
-            };
-            if !ok {
-                return err(format!(
-                    "{} to move with {w} white and {b} black stones in hand: sides place alternately, White first, so {}",
-                    to_move.name(),
+        if !rules.lasker && !hands_fit_turns(rules, hand, to_move) {
+            let (w, b) = (hand.white, hand.black);
+            return err(format!(
+                "{} to move with {w} white and {b} black stones in hand: no game of alternate \
+                 moves from {} and {} stones in hand, White first, gets there{}",
+                to_move.name(),
+                rules.stones.white,
+                rules.stones.black,
+                if rules.stones.white == rules.stones.black {
                     match to_move {
-                        Color::White => "both hands must be equal",
-                        Color::Black => "Black must hold one stone more than White (or both none)",
+                        Color::White => " (both hands must be equal)",
+                        Color::Black => " (Black must hold one stone more than White, or both none)",
                     }
-                ));
-            }
+                } else {
+                    ""
+                }
+            ));
+        }
+        if crate::moves::mill_ended(board, rules, stones[to_move]) {
+            return err(format!(
+                "{} is to move with a line of its own: under mill=wins the game ended when it was closed",
+                to_move.name()
+            ));
         }
         let pos = Position {
             stones,
@@ -202,8 +156,8 @@ impl Position {
         self.hand.white == 0 && self.hand.black == 0
     }
 
-    /// The board string: 24 characters `W`/`B`/`.` in point order with a
-    /// `/` after every 8, the side to move, and the stones in hand.
+    /// The board string: one character `W`/`B`/`.` per point in point order
+    /// with a `/` after every 8, the side to move, and the stones in hand.
     pub fn board_string(&self, rules: &Rules) -> String {
         let board = rules.board();
         let mut s = String::new();

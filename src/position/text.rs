@@ -5,8 +5,9 @@ use crate::error::ParseError;
 use crate::geometry::{Point, PointSet};
 use crate::rules::Rules;
 
-/// Parses `<24 chars W/B/.> <w|b> [<white in hand> <black in hand>]`
-/// (point order 0-23, optional `/` after every 8 characters).
+/// Parses `<one char W/B/. per point> <w|b> [<white in hand> <black in hand>]`
+/// (point order, 9, 16 or 24 characters by the board, optional `/` after
+/// every 8 characters).
 pub fn parse_board_string(text: &str, rules: &Rules) -> Result<Position, ParseError> {
     let board = rules.board();
     let fields: Vec<&str> = text.split_whitespace().collect();
@@ -89,10 +90,12 @@ fn sanmill_point(ring: usize, j: usize) -> Point {
 /// hand; later fields are ignored.
 pub fn parse_sanmill(text: &str, rules: &Rules) -> Result<Position, ParseError> {
     let fields: Vec<&str> = text.split_whitespace().collect();
-    if rules.board != "standard" {
-        return Err(ParseError::new(
-            "Sanmill positions are only read for the standard board",
-        ));
+    if rules.board().size != 24 {
+        return Err(ParseError::new(format!(
+            "Sanmill lines describe 24-point boards; board {} has {} points: give a board string",
+            rules.board,
+            rules.board().size
+        )));
     }
     if fields.len() < 8 {
         return Err(ParseError::new(format!(

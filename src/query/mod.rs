@@ -17,11 +17,10 @@
 use crate::index::{Indexer, Subspace};
 use crate::position::Position;
 use crate::rules::Rules;
-use crate::solve::build::open_table;
 use crate::solve::value::Value;
-use crate::table::{MappedTable, Section, TableError, Wdl};
+use crate::table::{MappedTable, Section, TableError, TableFolder, Wdl};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Mutex, OnceLock};
 
 /// Decompressed blocks kept by default (4 KiB win/draw/loss or 16 KiB code
@@ -114,7 +113,7 @@ impl BlockCache {
 /// A rule set's table folder, opened once; tables are mapped on first use.
 /// Safe to share between threads.
 pub struct TableSet {
-    db: PathBuf,
+    folder: TableFolder,
     rules: Rules,
     indexer: &'static Indexer,
     /// Tables mapped so far, by table number (see [`TableSet::number`]):
@@ -186,7 +185,7 @@ impl TableSet {
             FastMap::default()
         };
         TableSet {
-            db: db.to_path_buf(),
+            folder: TableFolder::new(db, rules),
             rules: *rules,
             indexer: Indexer::for_board(rules.board()),
             tables: (0..moving + placing.len())
@@ -210,7 +209,7 @@ impl TableSet {
         if let Some(t) = cell.get() {
             return Ok(t);
         }
-        let t = open_table(&self.db, &self.rules, s)?;
+        let t = self.folder.open(s)?;
         // Another thread may have mapped it meanwhile: either copy will do.
         let _ = cell.set(t);
         Ok(cell.get().expect("set above"))
@@ -279,7 +278,7 @@ impl TableSet {
 
     fn unused(&self, s: Subspace, slot: u64) -> ProbeError {
         ProbeError::Table(TableError::Corrupt(
-            self.db.clone(),
+            self.folder.path(s),
             format!("slot {slot} of {s} is marked unused, but a position maps to it"),
         ))
     }

@@ -1,4 +1,4 @@
-//! Rule sets: the options of `RULES.md` section 3 as a runtime value.
+//! Rule sets: the options of `RULES.md` sections 3 and 4 as a runtime value.
 //!
 //! A rule set is written `PRESET[,key=value...]`, e.g. `standard`,
 //! `standard,flying=off`, `standard,stones=7,protection=none`. Every rule
@@ -7,6 +7,7 @@
 //! short name ([`Rules::short_name`]) listing only what differs from its
 //! preset (used for directory names).
 
+use crate::color::{ByColor, Color};
 use crate::geometry::Board;
 use std::fmt;
 use std::str::FromStr;
@@ -40,13 +41,31 @@ pub enum DoubleMill {
     PerMill,
 }
 
+/// What a full board after the last placement means (`full-board=`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum FullBoard {
+    /// The side to move is blocked and loses (the standard rule).
+    Loss,
+    /// The game is drawn (twelve men's morris).
+    Draw,
+}
+
+/// What closing a mill does (`mill=`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum MillRule {
+    /// The mover removes opponent stones (every mill game but three men's).
+    Removes,
+    /// The mover wins at once (three men's morris); nothing is removed.
+    Wins,
+}
+
 /// A complete rule set.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Rules {
     /// Board layout.
     pub board: &'static str,
-    /// Stones per side (all in hand at the start).
-    pub stones: u8,
+    /// Stones of each side, all in hand at the start (`stones=W/B`).
+    pub stones: ByColor<u8>,
     /// Flying.
     pub flying: Flying,
     /// Mill protection.
@@ -57,6 +76,10 @@ pub struct Rules {
     pub double_mill: DoubleMill,
     /// Lasker: a side with stones in hand may slide instead of placing.
     pub lasker: bool,
+    /// A full board after the last placement: loss or draw.
+    pub full_board: FullBoard,
+    /// Closing a mill removes stones or wins.
+    pub mill: MillRule,
 }
 
 /// Why a rule-set text was refused.
@@ -72,7 +95,18 @@ impl fmt::Display for RulesError {
 impl std::error::Error for RulesError {}
 
 /// Named rule sets; the first is the default.
-pub const PRESETS: &[(&str, Rules)] = &[("standard", Rules::STANDARD), ("lasker", Rules::LASKER)];
+pub const PRESETS: &[(&str, Rules)] = &[
+    ("standard", Rules::STANDARD),
+    ("lasker", Rules::LASKER),
+    ("twelve", Rules::TWELVE),
+    ("six", Rules::SIX),
+    ("three", Rules::THREE),
+];
+
+/// Both sides with `n` stones.
+const fn both(n: u8) -> ByColor<u8> {
+    ByColor { white: n, black: n }
+}
 
 impl Default for Rules {
     fn default() -> Self {
@@ -84,20 +118,75 @@ impl Rules {
     /// Gasser's rule set: 9 stones, flying at 3, standard protection.
     pub const STANDARD: Rules = Rules {
         board: "standard",
-        stones: 9,
+        stones: both(9),
         flying: Flying::AtMost(3),
         protection: Protection::Standard,
         removals_per_mill: 1,
         double_mill: DoubleMill::One,
         lasker: false,
+        full_board: FullBoard::Loss,
+        mill: MillRule::Removes,
     };
 
     /// Lasker morris: 10 stones, sliding allowed while stones are in hand.
     pub const LASKER: Rules = Rules {
-        stones: 10,
+        stones: both(10),
         lasker: true,
         ..Rules::STANDARD
     };
+
+    /// Twelve men's morris (Morabaraba's board): diagonals, 12 stones, a
+    /// full board after placing is a draw.
+    pub const TWELVE: Rules = Rules {
+        board: "diagonals",
+        stones: both(12),
+        full_board: FullBoard::Draw,
+        ..Rules::STANDARD
+    };
+
+    /// Six men's morris: two squares, 6 stones, no flying.
+    pub const SIX: Rules = Rules {
+        board: "six",
+        stones: both(6),
+        flying: Flying::Off,
+        ..Rules::STANDARD
+    };
+
+    /// Three men's morris: 3x3 grid, 3 stones, no flying, a line wins.
+    pub const THREE: Rules = Rules {
+        board: "three",
+        stones: both(3),
+        flying: Flying::Off,
+        mill: MillRule::Wins,
+        ..Rules::STANDARD
+    };
+
+    /// Stones of side `c` (all in hand at the start).
+    pub fn stones_of(&self, c: Color) -> u8 {
+        self.stones[c]
+    }
+
+    /// The larger of the two sides' stone counts.
+    pub fn max_stones(&self) -> u8 {
+        self.stones.white.max(self.stones.black)
+    }
+
+    /// Whether closing a mill wins the game at once.
+    pub fn mill_wins(&self) -> bool {
+        self.mill == MillRule::Wins
+    }
+
+    /// The stones each side has in the preset of this rule set's board:
+    /// the largest game on the board, whose moving-phase tables serve the
+    /// smaller ones.
+    fn board_stones(&self) -> u8 {
+        PRESETS
+            .iter()
+            .filter(|(_, p)| p.board == self.board)
+            .map(|(_, p)| p.max_stones())
+            .min()
+            .unwrap_or(self.max_stones())
+    }
 
     /// The board of this rule set.
     pub fn board(&self) -> &'static Board {
@@ -105,12 +194,14 @@ impl Rules {
     }
 
     /// The rule set whose moving-phase tables serve this one. The moving
-    /// phase does not depend on the stone count (beyond which subspaces
-    /// exist) or on moving during placing, so `standard,stones=N` for every
-    /// N up to 9 shares the tables of `standard`.
+    /// phase does not depend on the stone counts (beyond which subspaces
+    /// exist) or on moving during placing, so `standard,stones=N` (or
+    /// `W/B`) for every count up to 9 shares the tables of `standard`, and
+    /// every game on the diagonals board up to 12 those of `twelve`.
     pub fn moving_rules(&self) -> Rules {
+        let n = self.max_stones().max(self.board_stones());
         Rules {
-            stones: self.stones.max(Rules::STANDARD.stones),
+            stones: both(n),
             lasker: false,
             ..*self
         }
@@ -134,10 +225,15 @@ impl Rules {
             .expect("presets are not empty")
     }
 
-    fn options(&self) -> [(&'static str, String); 7] {
+    fn options(&self) -> [(&'static str, String); 9] {
+        let stones = if self.stones.white == self.stones.black {
+            self.stones.white.to_string()
+        } else {
+            format!("{}/{}", self.stones.white, self.stones.black)
+        };
         [
             ("board", self.board.to_string()),
-            ("stones", self.stones.to_string()),
+            ("stones", stones),
             (
                 "flying",
                 match self.flying {
@@ -164,6 +260,22 @@ impl Rules {
                 .to_string(),
             ),
             ("lasker", if self.lasker { "on" } else { "off" }.to_string()),
+            (
+                "full-board",
+                match self.full_board {
+                    FullBoard::Loss => "loss",
+                    FullBoard::Draw => "draw",
+                }
+                .to_string(),
+            ),
+            (
+                "mill",
+                match self.mill {
+                    MillRule::Removes => "removes",
+                    MillRule::Wins => "wins",
+                }
+                .to_string(),
+            ),
         ]
     }
 
@@ -205,12 +317,22 @@ impl Rules {
         match key {
             "board" => match Board::by_name(value) {
                 Some(b) => self.board = b.name,
-                None => return bad("standard (other boards are not supported yet)"),
+                None => return bad(&Board::NAMES.join("|")),
             },
-            "stones" => match value.parse::<u8>() {
-                Ok(n) if (3..=12).contains(&n) => self.stones = n,
-                _ => return bad("3..12"),
-            },
+            "stones" => {
+                let count = |s: &str| s.parse::<u8>().ok().filter(|n| (3..=12).contains(n));
+                let parsed = match value.split_once('/') {
+                    None => count(value).map(both),
+                    Some((w, b)) => count(w).zip(count(b)).map(|(white, black)| ByColor {
+                        white,
+                        black,
+                    }),
+                };
+                match parsed {
+                    Some(s) => self.stones = s,
+                    None => return bad("N or W/B, each 3..12"),
+                }
+            }
             "flying" => {
                 self.flying = match value {
                     "off" => Flying::Off,
@@ -245,9 +367,23 @@ impl Rules {
                     _ => return bad("on|off"),
                 }
             }
+            "full-board" => {
+                self.full_board = match value {
+                    "loss" => FullBoard::Loss,
+                    "draw" => FullBoard::Draw,
+                    _ => return bad("loss|draw"),
+                }
+            }
+            "mill" => {
+                self.mill = match value {
+                    "removes" => MillRule::Removes,
+                    "wins" => MillRule::Wins,
+                    _ => return bad("removes|wins"),
+                }
+            }
             _ => {
                 return Err(RulesError(format!(
-                    "unknown option `{key}` (known: board, stones, flying, protection, removals, double-mill, lasker)"
+                    "unknown option `{key}` (known: board, stones, flying, protection, removals, double-mill, lasker, full-board, mill)"
                 )));
             }
         }
@@ -288,6 +424,13 @@ impl FromStr for Rules {
             };
             rules.set(k.trim(), v.trim())?;
         }
+        let size = rules.board().size;
+        if (rules.stones.white + rules.stones.black) > size {
+            return Err(RulesError(format!(
+                "{} and {} stones do not fit on the {} points of board {}",
+                rules.stones.white, rules.stones.black, size, rules.board
+            )));
+        }
         Ok(rules)
     }
 }
@@ -303,12 +446,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn presets_and_new_options() {
+        let t: Rules = "twelve".parse().unwrap();
+        assert_eq!((t.board, t.stones, t.full_board), ("diagonals", both(12), FullBoard::Draw));
+        assert_eq!(t.short_name(), "twelve");
+        assert_eq!("three".parse::<Rules>().unwrap().mill, MillRule::Wins);
+        assert_eq!("six".parse::<Rules>().unwrap().flying, Flying::Off);
+        let u: Rules = "standard,stones=5/3".parse().unwrap();
+        assert_eq!(u.stones, ByColor { white: 5, black: 3 });
+        assert_eq!(u.short_name(), "standard,stones=5/3");
+        assert_eq!(u.canonical().parse::<Rules>().unwrap(), u);
+        assert_eq!("standard,stones=4/4".parse::<Rules>().unwrap().stones, both(4));
+        // The moving phase is shared by every stone count of a board.
+        assert_eq!(u.moving_rules(), Rules::STANDARD);
+        let small: Rules = "twelve,stones=4/3".parse().unwrap();
+        assert_eq!(small.moving_rules(), Rules::TWELVE);
+        assert_eq!("six,stones=4".parse::<Rules>().unwrap().moving_rules(), Rules::SIX);
+        assert_eq!(
+            "standard,board=diagonals".parse::<Rules>().unwrap().short_name(),
+            "twelve,stones=9,full-board=loss"
+        );
+    }
+
+    #[test]
     fn parse_presets_and_overrides() {
         assert_eq!("standard".parse::<Rules>().unwrap(), Rules::STANDARD);
         let r: Rules = "standard,flying=off".parse().unwrap();
         assert_eq!(r.flying, Flying::Off);
         let r: Rules = "standard,stones=7,protection=none".parse().unwrap();
-        assert_eq!((r.stones, r.protection), (7, Protection::None));
+        assert_eq!((r.stones, r.protection), (both(7), Protection::None));
         assert_eq!(r.short_name(), "standard,stones=7,protection=none");
         assert_eq!("lasker".parse::<Rules>().unwrap().short_name(), "lasker");
     }
@@ -321,8 +487,11 @@ mod tests {
         assert_eq!(a.canonical().parse::<Rules>().unwrap(), a);
         assert_eq!(
             Rules::STANDARD.canonical(),
-            "board=standard,stones=9,flying=3,protection=standard,removals=1,double-mill=one,lasker=off"
+            "board=standard,stones=9,flying=3,protection=standard,removals=1,double-mill=one,lasker=off,full-board=loss,mill=removes"
         );
+        // Tables made before `full-board` and `mill` existed name the defaults.
+        let old = "board=standard,stones=9,flying=3,protection=standard,removals=1,double-mill=one,lasker=off";
+        assert_eq!(old.parse::<Rules>().unwrap(), Rules::STANDARD);
     }
 
     #[test]
@@ -333,6 +502,12 @@ mod tests {
             "standard,stones=2",
             "standard,colour=red",
             "standard,flying",
+            "standard,board=hex",
+            "standard,stones=5/2",
+            "six,stones=9",
+            "three,stones=5/5",
+            "standard,mill=maybe",
+            "standard,full-board=win",
         ] {
             let e = bad.parse::<Rules>().unwrap_err().to_string();
             assert!(e.starts_with("invalid rule set"), "{bad}: {e}");

@@ -1,27 +1,86 @@
-//! The moving-phase game graph on bare point sets, for the solver.
+//! The game graph on bare point sets, for the builders.
 //!
-//! Kept apart from [`crate::moves`] on purpose: the solver walks this
+//! Kept apart from [`crate::moves`] on purpose: the builders walk this
 //! graph, and the independent checks walk the other one.
 
 use crate::geometry::{Board, PointSet};
-use crate::moves::{removable, removal_sets, removals_earned};
+use crate::moves::{mill_ended, removable, removal_sets, removals_earned};
 use crate::rules::Rules;
 
-/// Calls `f(us_after, them_after)` for every move of `us` (to move, no
-/// stones in hand) against `them`. `them_after == them` for a move that
-/// removes nothing. Returns the number of moves.
+/// Where one move leads, seen from the side that made it.
+#[derive(Clone, Copy, Debug)]
+pub enum Step {
+    /// Nothing was removed: the mover's stones are now these, the
+    /// opponent's are unchanged.
+    Quiet(PointSet),
+    /// Stones were removed: the mover's stones, then the opponent's.
+    Capture(PointSet, PointSet),
+    /// The move ends the game in the mover's favour: the opponent is left
+    /// with fewer than 3 stones, or (`mill=wins`) the mover has a line.
+    Wins,
+}
+
+/// Calls `f` for every move of `us` (to move, `us_hand` stones in hand)
+/// against `them` (`them_hand` in hand) and returns the number of moves. A
+/// side with stones in hand places them (and slides under Lasker rules);
+/// a side without slides, or flies when the rules let it. A position where
+/// the game is over (`mill=wins` and `them` has a line) has no moves.
 #[inline]
-pub fn for_each_move(
+#[allow(clippy::too_many_arguments)]
+pub fn for_each_step(
     board: &Board,
     rules: &Rules,
     us: PointSet,
     them: PointSet,
+    us_hand: u8,
+    them_hand: u8,
     sets: &mut Vec<PointSet>,
-    mut f: impl FnMut(PointSet, PointSet),
+    mut f: impl FnMut(Step),
 ) -> usize {
+    if mill_ended(board, rules, them) {
+        return 0;
+    }
     let empty = board.all.minus(us.union(them));
-    let flies = rules.flies(us.len());
     let mut n = 0;
+    let mut one = |after: PointSet, to, n: &mut usize| {
+        if rules.mill_wins() {
+            *n += 1;
+            f(if board.has_mill(after) {
+                Step::Wins
+            } else {
+                Step::Quiet(after)
+            });
+            return;
+        }
+        let k = removals_earned(rules, board.mills_through(to, after));
+        if k == 0 {
+            *n += 1;
+            f(Step::Quiet(after));
+            return;
+        }
+        sets.clear();
+        removal_sets(board, rules, them, them_hand as u32, k, sets);
+        for &r in sets.iter() {
+            *n += 1;
+            let left = them.minus(r);
+            f(if left.len() + (them_hand as u32) < 3 {
+                Step::Wins
+            } else if r.is_empty() {
+                Step::Quiet(after)
+            } else {
+                Step::Capture(after, left)
+            });
+        }
+    };
+    if us_hand > 0 {
+        for to in empty {
+            one(us.with(to), to, &mut n);
+        }
+        if !rules.lasker {
+            return n;
+        }
+    }
+    let flies = us_hand == 0 && rules.flies(us.len());
     for from in us {
         let targets = if flies {
             empty
@@ -30,28 +89,16 @@ pub fn for_each_move(
         };
         let rest = us.without(from);
         for to in targets {
-            let after = rest.with(to);
-            let k = removals_earned(rules, board.mills_through(to, after));
-            if k == 0 {
-                f(after, them);
-                n += 1;
-                continue;
-            }
-            sets.clear();
-            removal_sets(board, rules, them, 0, k, sets);
-            for &r in sets.iter() {
-                f(after, them.minus(r));
-                n += 1;
-            }
+            one(rest.with(to), to, &mut n);
         }
     }
     n
 }
 
 /// Calls `f(mover_before)` for every way the side that just moved (`them`,
-/// not to move) could have reached this position from the same pair of
-/// stone counts: a step that removed nothing. The predecessor has `them`'s
-/// stones `mover_before` to move against `us`.
+/// not to move) could have reached this moving-phase position from the
+/// same pair of stone counts: a step that removed nothing. The predecessor
+/// has `them`'s stones `mover_before` to move against `us`.
 #[inline]
 pub fn for_each_quiet_unmove(
     board: &Board,
@@ -62,9 +109,15 @@ pub fn for_each_quiet_unmove(
 ) {
     let empty = board.all.minus(us.union(them));
     let flies = rules.flies(them.len());
+    // Under `mill=wins` a step that made a line ended the game (it is no
+    // quiet step), and a predecessor where `us` has a line had ended.
+    let mill_wins = rules.mill_wins();
+    if mill_wins && (board.has_mill(them) || board.has_mill(us)) {
+        return;
+    }
     // A step that closed a mill removed a stone, unless nothing could be
     // taken (strict protection with every stone of `us` in a mill).
-    let lapse = removable(board, rules, us).is_empty();
+    let lapse = mill_wins || removable(board, rules, us).is_empty();
     for to in them {
         if !lapse && board.mills_through(to, them) > 0 {
             continue;

@@ -25,11 +25,12 @@ pub mod value;
 
 use crate::geometry::{Board, PointSet};
 use crate::index::{Indexer, Subspace, SubspaceIndex};
+use crate::moves::blocked_draws;
 use crate::rules::Rules;
+pub use crate::table::SubspaceStats;
 use crate::table::Table;
-use graph::{for_each_move, for_each_quiet_unmove};
+use graph::{Step, for_each_quiet_unmove, for_each_step};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU8, AtomicU16, Ordering::Relaxed};
 use value::{DRAW, UNUSED, Value, depth, is_loss, is_win};
 
@@ -50,71 +51,6 @@ pub trait Progress: Sync {
 /// Progress that goes nowhere (tests).
 pub struct NoProgress;
 impl Progress for NoProgress {}
-
-/// Counts of one finished subspace.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SubspaceStats {
-    /// E.g. `4-3`.
-    pub subspace: String,
-    /// Positions, each symmetry class once.
-    pub positions: u64,
-    /// Won for the side to move.
-    pub wins: u64,
-    /// Drawn.
-    pub draws: u64,
-    /// Lost for the side to move.
-    pub losses: u64,
-    /// Longest win in plies, if any.
-    pub longest_win: Option<u32>,
-    /// Longest loss in plies, if any.
-    pub longest_loss: Option<u32>,
-}
-
-impl SubspaceStats {
-    /// A row with nothing counted yet.
-    pub fn empty(name: &str) -> SubspaceStats {
-        SubspaceStats {
-            subspace: name.to_string(),
-            positions: 0,
-            wins: 0,
-            draws: 0,
-            losses: 0,
-            longest_win: None,
-            longest_loss: None,
-        }
-    }
-
-    /// Adds another row's counts to this one (for totals).
-    pub fn add(&mut self, other: &SubspaceStats) {
-        self.positions += other.positions;
-        self.wins += other.wins;
-        self.draws += other.draws;
-        self.losses += other.losses;
-        self.longest_win = self.longest_win.max(other.longest_win);
-        self.longest_loss = self.longest_loss.max(other.longest_loss);
-    }
-
-    /// Counts the codes of a table.
-    pub fn of_table(table: &Table) -> SubspaceStats {
-        let mut s = SubspaceStats::empty(&table.subspace.to_string());
-        for slot in 0..table.len() {
-            match Value::from_code(table.code(slot)) {
-                None => continue,
-                Some(Value::Draw) => s.draws += 1,
-                Some(Value::Win(d)) => {
-                    s.wins += 1;
-                    s.longest_win = s.longest_win.max(Some(d));
-                }
-                Some(Value::Loss(d)) => {
-                    s.losses += 1;
-                    s.longest_loss = s.longest_loss.max(Some(d));
-                }
-            }
-            s.positions += 1;
-        }
-        s
-    }
-}
 
 /// Finished moving-phase tables that captures lead into.
 pub struct Exits {
@@ -214,13 +150,11 @@ impl Pair<'_> {
         let side = child_idx.prepare(them);
         let mut o = Outlook::default();
         children.clear();
-        o.moves = for_each_move(self.board, self.rules, us, them, sets, |us2, them2| {
-            if them2 == them {
-                children.push(child_idx.slot_with(&side, us2));
-            } else if them2.len() < 3 {
-                o.exit(Value::code_of_depth(0));
-            } else {
-                o.exit(self.exits.code(them2, us2));
+        o.moves = for_each_step(self.board, self.rules, us, them, 0, 0, sets, |step| {
+            match step {
+                Step::Quiet(us2) => children.push(child_idx.slot_with(&side, us2)),
+                Step::Wins => o.exit(Value::code_of_depth(0)),
+                Step::Capture(us2, them2) => o.exit(self.exits.code(them2, us2)),
             }
         });
         // Two moves reach the same class only through a symmetry fixing
@@ -250,7 +184,11 @@ impl Pair<'_> {
                         }
                         let o = self.outlook(i, us, them, children, sets);
                         let code = if o.moves == 0 {
-                            Value::code_of_depth(0)
+                            if blocked_draws(self.board, self.rules, us.union(them)) {
+                                DRAW
+                            } else {
+                                Value::code_of_depth(0)
+                            }
                         } else if let Some(m) = o.min_exit_loss {
                             Value::code_of_depth(m + 1)
                         } else if children.is_empty() {

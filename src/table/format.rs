@@ -189,9 +189,6 @@ impl MappedTable {
         let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
         let version = u32_at(8);
-        if version == 1 {
-            return Err(TableError::OldFormat(path.to_path_buf()));
-        }
         if version != FORMAT_VERSION {
             return Err(corrupt(format!(
                 "format version {version}, this millbase reads version {FORMAT_VERSION}"
@@ -269,7 +266,9 @@ impl MappedTable {
     ) -> Result<MappedTable, TableError> {
         let t = MappedTable::open_any(path)?;
         let mismatch = |why: String| TableError::Mismatch(path.to_path_buf(), why);
-        if t.info.rules != rules.canonical() {
+        // Compared as rule sets, not as text: a header written before an
+        // option existed names its default by leaving it out.
+        if t.info.rules.parse::<Rules>().ok() != Some(*rules) {
             return Err(mismatch(format!(
                 "built for rules `{}`, not `{}`",
                 t.info.rules,

@@ -11,10 +11,13 @@
 //! damaged later; the reader checks everything it uses and refuses what it
 //! does not understand.
 
+pub mod folder;
 pub mod format;
-mod legacy;
+pub mod stats;
 
+pub use folder::TableFolder;
 pub use format::{DEFAULT_LEVEL, MappedTable, Section, TableInfo, Wdl};
+pub use stats::{StatsFile, SubspaceStats};
 
 use crate::index::Subspace;
 use crate::rules::Rules;
@@ -33,8 +36,6 @@ pub enum TableError {
     Corrupt(PathBuf, String),
     /// The file is a table for other rules or another subspace.
     Mismatch(PathBuf, String),
-    /// The file is a table in format version 1 (convertible by `build`).
-    OldFormat(PathBuf),
 }
 
 impl fmt::Display for TableError {
@@ -44,12 +45,6 @@ impl fmt::Display for TableError {
             TableError::Io(p, e) => write!(f, "table {}: {e}", p.display()),
             TableError::Corrupt(p, why) => write!(f, "table {} is corrupt: {why}", p.display()),
             TableError::Mismatch(p, why) => write!(f, "table {} does not fit: {why}", p.display()),
-            TableError::OldFormat(p) => write!(
-                f,
-                "table {} is in format version 1; `millbase build` converts it to version {}",
-                p.display(),
-                format::FORMAT_VERSION
-            ),
         }
     }
 }
@@ -144,16 +139,6 @@ impl Table {
     ) -> Result<Table, TableError> {
         MappedTable::open(path, rules, subspace, slots)?.decode()
     }
-
-    /// Reads a format-1 table (for conversion), checking it fully.
-    pub fn read_old_format(
-        path: &Path,
-        rules: &Rules,
-        subspace: Subspace,
-        slots: u64,
-    ) -> Result<Table, TableError> {
-        legacy::read_v1(path, rules, subspace, slots)
-    }
 }
 
 /// The code at index `i` of raw codes `width` bytes wide.
@@ -167,25 +152,4 @@ pub(crate) fn code_at(data: &[u8], width: u8, i: usize) -> u16 {
     } else {
         u16::from_le_bytes([data[2 * i], data[2 * i + 1]])
     }
-}
-
-/// The folder of a rule set's tables under `db`.
-pub fn rules_dir(db: &Path, rules: &Rules) -> PathBuf {
-    db.join(rules.short_name())
-}
-
-/// The rule set a subspace's table is made for (and names in its header):
-/// moving-phase tables are shared ([`Rules::moving_rules`]), placing-phase
-/// tables belong to the rule set itself.
-pub fn table_rules(rules: &Rules, subspace: Subspace) -> Rules {
-    if subspace.is_moving() {
-        rules.moving_rules()
-    } else {
-        *rules
-    }
-}
-
-/// The file of one subspace's table.
-pub fn table_path(db: &Path, rules: &Rules, subspace: Subspace) -> PathBuf {
-    rules_dir(db, &table_rules(rules, subspace)).join(format!("{subspace}.mbt"))
 }

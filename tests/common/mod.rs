@@ -34,37 +34,32 @@ impl Rng {
 /// A random legal position of `rules`: any phase, hands consistent.
 pub fn random_position(rng: &mut Rng, rules: &Rules) -> Position {
     let all = rules.board().all;
-    let n = rules.stones as u64;
+    let (sw, sb) = (rules.stones.white, rules.stones.black);
     loop {
-        let to_move = if rng.below(2) == 0 {
+        let placing = rng.below(3) == 0;
+        // After `k` plies from the start, White has placed min(W, ceil(k/2)).
+        let k = if placing {
+            rng.below((sw.max(sb) as u64) * 2) as u8
+        } else {
+            2 * sw.max(sb) + rng.below(2) as u8
+        };
+        let to_move = if k % 2 == 0 {
             Color::White
         } else {
             Color::Black
         };
-        let placing = rng.below(3) == 0;
-        let hand = if placing {
-            let h = rng.below(n + 1) as u8;
-            if rules.lasker {
-                ByColor {
-                    white: h,
-                    black: rng.below(n + 1) as u8,
-                }
-            } else {
-                match to_move {
-                    Color::White => ByColor { white: h, black: h },
-                    Color::Black => ByColor {
-                        white: h.saturating_sub(1),
-                        black: h,
-                    },
-                }
-            }
-        } else {
-            ByColor::default()
+        let mut hand = ByColor {
+            white: sw - sw.min(k.div_ceil(2)),
+            black: sb - sb.min(k / 2),
         };
-        let room_w = n - hand.white as u64;
-        let room_b = n - hand.black as u64;
-        let w = rng.below(room_w + 1) as u32;
-        let b = rng.below(room_b + 1) as u32;
+        if rules.lasker && placing {
+            hand = ByColor {
+                white: rng.below(sw as u64 + 1) as u8,
+                black: rng.below(sb as u64 + 1) as u8,
+            };
+        }
+        let w = rng.below((sw - hand.white) as u64 + 1) as u32;
+        let b = rng.below((sb - hand.black) as u64 + 1) as u32;
         let white = rng.points(all, w);
         let black = rng.points(all.minus(white), b);
         let stones = ByColor { white, black };
@@ -90,6 +85,17 @@ pub fn rule_variants() -> Vec<Rules> {
         "standard,stones=3",
         "standard,stones=4",
         "standard,stones=12",
+        "standard,stones=5/3",
+        "standard,stones=3/6",
+        "twelve",
+        "twelve,stones=4/3",
+        "six",
+        "six,stones=3/5",
+        "six,flying=3",
+        "three",
+        "three,mill=removes",
+        "standard,mill=wins",
+        "twelve,protection=strict,removals=2",
     ]
     .iter()
     .map(|s| s.parse().unwrap())
@@ -125,6 +131,15 @@ pub fn build_db(prefix: &str, tag: &str, rules: &str) -> std::path::PathBuf {
     dir
 }
 
+/// Reads a finished table of `rules` under `db`.
+pub fn load_table(
+    db: &std::path::Path,
+    rules: &Rules,
+    s: millbase::index::Subspace,
+) -> millbase::table::Table {
+    millbase::table::TableFolder::new(db, rules).load(s).unwrap()
+}
+
 /// Runs the millbase binary with `args`.
 pub fn run(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_millbase"))
@@ -152,12 +167,8 @@ pub fn rewrite_table(
     s: millbase::index::Subspace,
     codes: &[u16],
 ) {
-    use millbase::table::{DEFAULT_LEVEL, Table, table_path, table_rules};
-    Table::from_codes(s, codes)
-        .write(
-            &table_path(db, rules, s),
-            &table_rules(rules, s),
-            DEFAULT_LEVEL,
-        )
+    use millbase::table::{DEFAULT_LEVEL, Table, TableFolder};
+    TableFolder::new(db, rules)
+        .write(&Table::from_codes(s, codes), DEFAULT_LEVEL)
         .unwrap();
 }

@@ -1,0 +1,154 @@
+//! A rule set's table folder: where each subspace's table lives, opening
+//! and loading tables, whether a table is finished (for resuming), writing
+//! tables and the stats file. Every phase (the moving-phase build, the
+//! placing build, `check`, `query`, `stats`) goes through it.
+//!
+//! Layout under the database folder `db`: one folder per rule set, named
+//! by the rule set's short name ([`Rules::short_name`]). Moving-phase
+//! tables are shared by every stone count of a board and live in the folder
+//! of [`Rules::moving_rules`]; placing-phase tables live in the rule set's
+//! own folder. Files are `<subspace>.mbt` (`4-3.mbt`, `8-7-1-2.mbt`), and
+//! `stats.json` beside the moving-phase tables.
+
+use super::{MappedTable, StatsFile, SubspaceStats, Table, TableError};
+use crate::index::{Indexer, Subspace};
+use crate::rules::Rules;
+use std::path::{Path, PathBuf};
+
+/// The tables of one rule set under a database folder.
+#[derive(Clone, Debug)]
+pub struct TableFolder {
+    db: PathBuf,
+    rules: Rules,
+}
+
+impl TableFolder {
+    /// The tables of `rules` under `db` (nothing is read or made yet).
+    pub fn new(db: &Path, rules: &Rules) -> TableFolder {
+        TableFolder {
+            db: db.to_path_buf(),
+            rules: *rules,
+        }
+    }
+
+    /// The database folder.
+    pub fn db(&self) -> &Path {
+        &self.db
+    }
+
+    /// The rule set.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The rule set's own folder (its placing-phase tables).
+    pub fn dir(&self) -> PathBuf {
+        self.db.join(self.rules.short_name())
+    }
+
+    /// The folder of the moving-phase tables this rule set uses.
+    pub fn moving_dir(&self) -> PathBuf {
+        self.db.join(self.rules.moving_rules().short_name())
+    }
+
+    /// The rule set a subspace's table is made for (and names in its
+    /// header): moving-phase tables are shared, placing tables are not.
+    pub fn table_rules(&self, s: Subspace) -> Rules {
+        if s.is_moving() {
+            self.rules.moving_rules()
+        } else {
+            self.rules
+        }
+    }
+
+    /// The file of one subspace's table.
+    pub fn path(&self, s: Subspace) -> PathBuf {
+        let dir = if s.is_moving() {
+            self.moving_dir()
+        } else {
+            self.dir()
+        };
+        dir.join(format!("{s}.mbt"))
+    }
+
+    /// Whether the file of `s` exists (sound or not).
+    pub fn exists(&self, s: Subspace) -> bool {
+        self.path(s).exists()
+    }
+
+    /// Slots of subspace `s` on this rule set's board.
+    pub fn slots(&self, s: Subspace) -> u64 {
+        Indexer::for_board(self.rules.board())
+            .subspace(s.w, s.b)
+            .slots()
+    }
+
+    /// Opens a table through a memory map, checking its header only.
+    pub fn open(&self, s: Subspace) -> Result<MappedTable, TableError> {
+        MappedTable::open(&self.path(s), &self.table_rules(s), s, self.slots(s))
+    }
+
+    /// Reads and decodes a table, checking every block.
+    pub fn load(&self, s: Subspace) -> Result<Table, TableError> {
+        Table::read(&self.path(s), &self.table_rules(s), s, self.slots(s))
+    }
+
+    /// Whether the table of `s` is on disk and sound (header and every
+    /// checksum): a resumed build skips it.
+    pub fn is_finished(&self, s: Subspace) -> bool {
+        self.open(s).and_then(|t| t.verify()).is_ok()
+    }
+
+    /// Writes a finished table (through a temporary file, read back and
+    /// checked, then renamed), making its folder if needed.
+    pub fn write(&self, table: &Table, level: i32) -> Result<(), TableError> {
+        let path = self.path(table.subspace);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| TableError::Io(dir.to_path_buf(), e))?;
+        }
+        table.write(&path, &self.table_rules(table.subspace), level)
+    }
+
+    /// The stats file of the moving-phase tables.
+    pub fn stats_path(&self) -> PathBuf {
+        self.moving_dir().join("stats.json")
+    }
+
+    /// The rows of the stats file, if it is there, readable and made for
+    /// these rules' moving phase.
+    pub fn read_stats(&self) -> Option<Vec<SubspaceStats>> {
+        let bytes = std::fs::read(self.stats_path()).ok()?;
+        let file: StatsFile = serde_json::from_slice(&bytes).ok()?;
+        (file.rules == self.rules.moving_rules().canonical()).then_some(file.subspaces)
+    }
+
+    /// Stats of the given subspaces' tables (each read and checked).
+    pub fn stats_of(&self, subs: &[Subspace]) -> Result<Vec<SubspaceStats>, TableError> {
+        subs.iter()
+            .map(|&s| Ok(SubspaceStats::of_table(&self.load(s)?)))
+            .collect()
+    }
+
+    /// Writes the stats file for every moving-phase table present and
+    /// returns its rows.
+    pub fn write_stats(&self) -> Result<Vec<SubspaceStats>, TableError> {
+        let moving = self.rules.moving_rules();
+        let present: Vec<Subspace> = crate::index::moving_subspaces(&moving)
+            .into_iter()
+            .filter(|&s| self.exists(s))
+            .collect();
+        let file = StatsFile {
+            rules: moving.canonical(),
+            subspaces: self.stats_of(&present)?,
+        };
+        let path = self.stats_path();
+        let tmp = path.with_extension("tmp");
+        std::fs::write(
+            &tmp,
+            serde_json::to_string_pretty(&file).expect("serialisable"),
+        )
+        .and_then(|_| std::fs::rename(&tmp, &path))
+        .map_err(|e| TableError::Io(path, e))?;
+        Ok(file.subspaces)
+    }
+}

@@ -1,0 +1,79 @@
+//! Counts of a table's values: wins, draws, losses and the longest of each.
+
+use super::Table;
+use crate::solve::value::Value;
+use serde::{Deserialize, Serialize};
+
+/// Counts of one finished subspace.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubspaceStats {
+    /// E.g. `4-3`.
+    pub subspace: String,
+    /// Positions, each symmetry class once.
+    pub positions: u64,
+    /// Won for the side to move.
+    pub wins: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Lost for the side to move.
+    pub losses: u64,
+    /// Longest win in plies, if any.
+    pub longest_win: Option<u32>,
+    /// Longest loss in plies, if any.
+    pub longest_loss: Option<u32>,
+}
+
+impl SubspaceStats {
+    /// A row with nothing counted yet.
+    pub fn empty(name: &str) -> SubspaceStats {
+        SubspaceStats {
+            subspace: name.to_string(),
+            positions: 0,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            longest_win: None,
+            longest_loss: None,
+        }
+    }
+
+    /// Adds another row's counts to this one (for totals).
+    pub fn add(&mut self, other: &SubspaceStats) {
+        self.positions += other.positions;
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
+        self.longest_win = self.longest_win.max(other.longest_win);
+        self.longest_loss = self.longest_loss.max(other.longest_loss);
+    }
+
+    /// Counts the codes of a table.
+    pub fn of_table(table: &Table) -> SubspaceStats {
+        let mut s = SubspaceStats::empty(&table.subspace.to_string());
+        for slot in 0..table.len() {
+            match Value::from_code(table.code(slot)) {
+                None => continue,
+                Some(Value::Draw) => s.draws += 1,
+                Some(Value::Win(d)) => {
+                    s.wins += 1;
+                    s.longest_win = s.longest_win.max(Some(d));
+                }
+                Some(Value::Loss(d)) => {
+                    s.losses += 1;
+                    s.longest_loss = s.longest_loss.max(Some(d));
+                }
+            }
+            s.positions += 1;
+        }
+        s
+    }
+}
+
+/// The stats file written next to the moving-phase tables (`stats.json`).
+#[derive(Serialize, Deserialize)]
+pub struct StatsFile {
+    /// Canonical text of the rule set.
+    pub rules: String,
+    /// One row per subspace present.
+    pub subspaces: Vec<SubspaceStats>,
+}
