@@ -66,4 +66,3 @@ impl<T> IndexMut<Color> for ByColor<T> {
         }
     }
 }
-

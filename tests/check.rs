@@ -164,6 +164,9 @@ fn tables_of_another_format_version_are_refused_and_rebuilt() {
     let out = millbase(&["build", "--db", db.to_str().unwrap(), "--subspaces", "4-3"]);
     let t = text(&out);
     assert!(out.status.success() && t.contains("built 1 pairs"), "{t}");
-    assert!(std::fs::read(&path).unwrap() == before, "rebuilt bytes differ");
+    assert!(
+        std::fs::read(&path).unwrap() == before,
+        "rebuilt bytes differ"
+    );
     let _ = std::fs::remove_dir_all(db);
 }

@@ -22,13 +22,13 @@ fn sets(n: u32, k: u32) -> Vec<u32> {
     (0u32..1 << n).filter(|s| s.count_ones() == k).collect()
 }
 
-/// Classes of `w`/`b` boards, counted as the boards that are the
-/// lexicographically smallest of their 16 images.
-fn brute_force_classes(w: u32, b: u32) -> u64 {
-    let board = Board::standard();
+/// Classes of `w`/`b` positions of `board`, counted as the positions that
+/// are the lexicographically smallest of their images.
+fn brute_force_classes_on(board: &Board, w: u32, b: u32) -> u64 {
     let maps: Vec<&[u8]> = board.symmetries.iter().map(|s| &s.map[..]).collect();
-    let us_sets = sets(24, w);
-    let them_sets = sets(24, b);
+    let n = board.size as u32;
+    let us_sets = sets(n, w);
+    let them_sets = sets(n, b);
     us_sets
         .par_iter()
         .map(|&us| {
@@ -45,6 +45,71 @@ fn brute_force_classes(w: u32, b: u32) -> u64 {
             n
         })
         .sum()
+}
+
+fn brute_force_classes(w: u32, b: u32) -> u64 {
+    brute_force_classes_on(Board::standard(), w, b)
+}
+
+#[test]
+fn other_boards_class_counts_and_round_trips() {
+    // Three men's: every subspace of the whole game (placing ones too).
+    let three = Board::by_name("three").unwrap();
+    let mut cases: Vec<(&Board, u8, u8)> = Vec::new();
+    for w in 0..=3 {
+        for b in 0..=3 {
+            cases.push((three, w, b));
+        }
+    }
+    let six = Board::by_name("six").unwrap();
+    for (w, b) in [
+        (0, 0),
+        (1, 0),
+        (2, 1),
+        (3, 3),
+        (4, 3),
+        (3, 4),
+        (4, 4),
+        (5, 3),
+        (6, 6),
+    ] {
+        cases.push((six, w, b));
+    }
+    let diagonals = Board::by_name("diagonals").unwrap();
+    for (w, b) in [(3, 3), (4, 3), (3, 4), (2, 2)] {
+        cases.push((diagonals, w, b));
+    }
+    for (board, w, b) in cases {
+        let idx = Indexer::for_board(board).subspace(w, b);
+        let brute = brute_force_classes_on(board, w as u32, b as u32);
+        assert_eq!(idx.class_count(), brute, "{} {w}-{b}", board.name);
+        let check = check_subspace(&idx);
+        assert!(
+            check.errors.is_empty(),
+            "{} {w}-{b}: {:?}",
+            board.name,
+            check.errors
+        );
+        assert_eq!(check.canonical, brute, "{} {w}-{b}: used slots", board.name);
+    }
+    // Orbits of the empty set and of the whole board: one each.
+    assert_eq!(Indexer::for_board(three).orbit_count(0), 1);
+    assert_eq!(Indexer::for_board(six).orbit_count(16), 1);
+    // Large subspaces of the 24-point diagonals board, at random.
+    let indexer = Indexer::for_board(diagonals);
+    let mut rng = Rng(11);
+    for (w, b) in [(12, 12), (9, 8), (12, 3)] {
+        let idx = indexer.subspace(w, b);
+        for _ in 0..5_000 {
+            let us = rng.points(diagonals.all, w as u32);
+            let them = rng.points(diagonals.all.minus(us), b as u32);
+            let slot = idx.slot(us, them);
+            assert!(idx.is_canonical(slot));
+            for s in &diagonals.symmetries {
+                assert_eq!(idx.slot(s.apply_set(us), s.apply_set(them)), slot);
+            }
+        }
+    }
 }
 
 #[test]

@@ -8,6 +8,7 @@ use millbase::index::{Indexer, Subspace};
 use millbase::moves::legal_moves;
 use millbase::notation::parse_position;
 use millbase::query::TableSet;
+use millbase::rules::FullBoard;
 use millbase::solve::NoProgress;
 use millbase::solve::build::{BuildOptions, build};
 use millbase::solve::value::Value;
@@ -58,8 +59,14 @@ impl Images {
     }
 }
 
-fn sets(k: u32) -> Vec<u32> {
-    (0u32..1 << 24).filter(|s| s.count_ones() == k).collect()
+fn sets(n: u8, k: u32) -> Vec<u32> {
+    (0u32..1 << n).filter(|s| s.count_ones() == k).collect()
+}
+
+/// A blocked side draws instead of losing: the board is full (only the
+/// last placement fills it) under `full-board=draw`.
+fn full_board_draws(rules: &Rules, us: u32, them: u32) -> bool {
+    rules.full_board == FullBoard::Draw && (us | them) == rules.board().all.0
 }
 
 /// Values of every class of the given moving-phase subspaces (closed under
@@ -68,10 +75,11 @@ fn sets(k: u32) -> Vec<u32> {
 fn naive_values(rules: &Rules, subspaces: &[(u32, u32)]) -> HashMap<(u32, u32), Value> {
     let images = Images::new(rules.board());
     let images = &images;
+    let n = rules.board().size;
     let mut nodes: Vec<(u32, u32)> = Vec::new();
     for &(w, b) in subspaces {
-        let them_sets = sets(b);
-        let found: Vec<(u32, u32)> = sets(w)
+        let them_sets = sets(n, b);
+        let found: Vec<(u32, u32)> = sets(n, w)
             .par_iter()
             .flat_map_iter(|&us| {
                 them_sets
@@ -130,6 +138,9 @@ fn naive_values(rules: &Rules, subspaces: &[(u32, u32)]) -> HashMap<(u32, u32), 
                     return value[i];
                 }
                 let kids = &children[i];
+                if kids.is_empty() && full_board_draws(rules, nodes[i].0, nodes[i].1) {
+                    return None;
+                }
                 let child = |c: &Option<usize>| match c {
                     None => Some(Value::Loss(0)),
                     Some(j) => value[*j],
@@ -233,6 +244,80 @@ fn rule_options_match_naive() {
     ] {
         compare(spec, "4-3", SMALL);
     }
+}
+
+#[test]
+fn other_boards_match_naive() {
+    // Three men's morris: the whole moving phase (a line wins).
+    compare("three", "3-3", &[(3, 3)]);
+    compare("three,flying=3", "3-3", &[(3, 3)]);
+    // Six men's morris up to 4-4, with and without flying.
+    compare("six", "4-4", &[(3, 3), (4, 3), (3, 4), (4, 4)]);
+    compare("six,flying=3", "4-3", SMALL);
+    // Twelve men's morris (diagonals), and rule options on its board.
+    compare("twelve", "4-3", SMALL);
+    compare("twelve,protection=strict", "4-3", SMALL);
+    compare("standard,mill=wins", "4-3", SMALL);
+}
+
+#[test]
+fn a_full_board_draws_or_loses_by_the_rule() {
+    // Six men's morris with 8 stones a side fills the 16 points: every
+    // 8-8 position is a full board, blocked for the side to move.
+    for (spec, want) in [
+        ("six,stones=8", Value::Loss(0)),
+        ("six,stones=8,full-board=draw", Value::Draw),
+    ] {
+        let rules: Rules = spec.parse().unwrap();
+        let db = temp_db(&spec.replace([',', '='], "_"));
+        let report = build(
+            &rules,
+            &BuildOptions {
+                db: &db,
+                subspaces: vec!["8-8".parse().unwrap()],
+                level: millbase::table::DEFAULT_LEVEL,
+            },
+            &NoProgress,
+        )
+        .unwrap();
+        let s = &report.stats[0];
+        let n = s.positions;
+        assert!(n > 100, "{spec}: {n}");
+        match want {
+            Value::Draw => assert_eq!(s.draws, n, "{spec}"),
+            _ => assert_eq!((s.losses, s.longest_loss), (n, Some(0)), "{spec}"),
+        }
+        let _ = std::fs::remove_dir_all(&db);
+    }
+}
+
+#[test]
+fn twelve_mens_moving_phase_published_figures() {
+    // Gevay and Danner 2015: the longest win or loss with White to move:
+    // 16 plies in 3-3, 23 in 3-4, 22 in 4-3, 19 in 4-4; 3-3 has no draws.
+    let rules = Rules::TWELVE;
+    let db = temp_db("twelve-figures");
+    let report = build(
+        &rules,
+        &BuildOptions {
+            db: &db,
+            subspaces: vec!["4-4".parse().unwrap()],
+            level: millbase::table::DEFAULT_LEVEL,
+        },
+        &NoProgress,
+    )
+    .unwrap();
+    let stats = millbase::table::TableFolder::new(&db, &rules)
+        .stats_of(&["3-3", "3-4", "4-3", "4-4"].map(|s| s.parse().unwrap()))
+        .unwrap();
+    let longest: Vec<u32> = stats
+        .iter()
+        .map(|s| s.longest_win.max(s.longest_loss).unwrap())
+        .collect();
+    assert_eq!(longest, [16, 23, 22, 19]);
+    assert_eq!(stats[0].draws, 0);
+    assert!(report.stats.iter().any(|s| s.subspace == "4-4"));
+    let _ = std::fs::remove_dir_all(&db);
 }
 
 #[test]

@@ -12,7 +12,7 @@ fn every_move_is_found_among_the_unmoves_of_its_result() {
     let (mut moves, mut preds) = (Vec::new(), Vec::new());
     for rules in rule_variants() {
         let mut checked = 0;
-        for _ in 0..600 {
+        for _ in 0..2000 {
             let p = random_position(&mut rng, &rules);
             legal_moves(&p, &rules, &mut moves);
             for m in &moves {
@@ -40,7 +40,7 @@ fn every_unmove_is_a_legal_move() {
     let (mut moves, mut preds) = (Vec::new(), Vec::new());
     for rules in rule_variants() {
         let mut checked = 0;
-        for _ in 0..600 {
+        for _ in 0..2000 {
             let q = random_position(&mut rng, &rules);
             unmoves(&q, &rules, &mut preds);
             for (m, p) in &preds {

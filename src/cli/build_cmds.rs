@@ -261,10 +261,7 @@ pub fn stats_cmd(rules: &Rules, args: &StatsArgs) -> Result<(), CliError> {
     if millbase::placing::placing_supported(rules).is_ok() {
         all.extend(millbase::placing::placing_subspaces(rules));
     }
-    let present: Vec<Subspace> = all
-        .into_iter()
-        .filter(|&s| folder.exists(s))
-        .collect();
+    let present: Vec<Subspace> = all.into_iter().filter(|&s| folder.exists(s)).collect();
     if present.is_empty() {
         return Err(CliError {
             code: 1,

@@ -562,32 +562,32 @@ mod tests {
     #[test]
     fn symmetries_keep_lines_and_edges() {
         for b in Board::NAMES.map(|n| Board::by_name(n).unwrap()) {
-        for s in &b.symmetries {
-            for l in &b.lines {
-                assert!(b.lines.contains(&s.apply_set(*l)), "{s:?} breaks a line");
+            for s in &b.symmetries {
+                for l in &b.lines {
+                    assert!(b.lines.contains(&s.apply_set(*l)), "{s:?} breaks a line");
+                }
+                for &(x, y) in &b.edges {
+                    assert!(b.neighbours[s.apply(x).index()].contains(s.apply(y)));
+                }
+                // a permutation
+                assert_eq!(s.apply_set(b.all), b.all);
             }
-            for &(x, y) in &b.edges {
-                assert!(b.neighbours[s.apply(x).index()].contains(s.apply(y)));
-            }
-            // a permutation
-            assert_eq!(s.apply_set(b.all), b.all);
-        }
         }
     }
 
     #[test]
     fn symmetries_form_a_group() {
         for b in Board::NAMES.map(|n| Board::by_name(n).unwrap()) {
-        let syms = &b.symmetries;
-        for (i, a) in syms.iter().enumerate() {
-            for (j, c) in syms.iter().enumerate() {
-                if i != j {
-                    assert_ne!(a, c);
+            let syms = &b.symmetries;
+            for (i, a) in syms.iter().enumerate() {
+                for (j, c) in syms.iter().enumerate() {
+                    if i != j {
+                        assert_ne!(a, c);
+                    }
+                    assert!(syms.contains(&a.after(c)));
                 }
-                assert!(syms.contains(&a.after(c)));
+                assert!(syms.contains(&a.inverse()));
             }
-            assert!(syms.contains(&a.inverse()));
-        }
         }
     }
 

@@ -33,7 +33,8 @@ pub struct Indexer {
     orbits: Vec<OnceLock<Arc<OrbitTable>>>,
 }
 
-static INDEXERS: [OnceLock<Indexer>; Board::NAMES.len()] = [const { OnceLock::new() }; Board::NAMES.len()];
+static INDEXERS: [OnceLock<Indexer>; Board::NAMES.len()] =
+    [const { OnceLock::new() }; Board::NAMES.len()];
 
 impl Indexer {
     /// The indexer of `board`, made on first use and shared.

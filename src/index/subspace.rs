@@ -42,14 +42,20 @@ impl Subspace {
     }
 }
 
-/// The moving-phase subspaces of a rule set: 3 stones up to the larger
-/// stone count for each side (both fitting on the board).
+/// The moving-phase subspaces of a rule set: `w-b` (side to move first)
+/// with at least 3 stones each and at most what each side has, White or
+/// Black to move (`stones=W/B`: White at most W, Black at most B). Closed
+/// under captures and under swapping the sides.
 pub fn moving_subspaces(rules: &Rules) -> Vec<Subspace> {
-    let n = rules.max_stones().min(rules.board().size / 2);
+    let (sw, sb) = (rules.stones.white, rules.stones.black);
+    let n = rules.max_stones();
     let mut out = Vec::new();
     for w in 3..=n {
         for b in 3..=n {
-            out.push(Subspace::moving(w, b));
+            let fits = (w <= sw && b <= sb) || (w <= sb && b <= sw);
+            if fits && w as u32 + b as u32 <= rules.board().size as u32 {
+                out.push(Subspace::moving(w, b));
+            }
         }
     }
     out

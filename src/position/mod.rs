@@ -98,7 +98,9 @@ impl Position {
                 if rules.stones.white == rules.stones.black {
                     match to_move {
                         Color::White => " (both hands must be equal)",
-                        Color::Black => " (Black must hold one stone more than White, or both none)",
+                        Color::Black => {
+                            " (Black must hold one stone more than White, or both none)"
+                        }
                     }
                 } else {
                     ""

@@ -72,9 +72,9 @@ pub fn plan(rules: &Rules, wanted: &[Subspace]) -> Result<Vec<PairId>, BuildErro
     for s in wanted {
         if !all.contains(s) {
             return Err(BuildError::Request(format!(
-                "subspace {s} is not a moving-phase subspace of rules {} (3..{} stones each)",
+                "subspace {s} is not a moving-phase subspace of rules {} (3..{} stones a side)",
                 rules.short_name(),
-                rules.max_stones().min(rules.board().size / 2)
+                rules.max_stones()
             )));
         }
         todo.push(pair_of(*s));

@@ -150,13 +150,20 @@ impl Pair<'_> {
         let side = child_idx.prepare(them);
         let mut o = Outlook::default();
         children.clear();
-        o.moves = for_each_step(self.board, self.rules, us, them, 0, 0, sets, |step| {
-            match step {
+        o.moves = for_each_step(
+            self.board,
+            self.rules,
+            us,
+            them,
+            0,
+            0,
+            sets,
+            |step| match step {
                 Step::Quiet(us2) => children.push(child_idx.slot_with(&side, us2)),
                 Step::Wins => o.exit(Value::code_of_depth(0)),
                 Step::Capture(us2, them2) => o.exit(self.exits.code(them2, us2)),
-            }
-        });
+            },
+        );
         // Two moves reach the same class only through a symmetry fixing
         // `them`, so only then can the child slots repeat.
         if side.stabiliser != 0 {

@@ -137,7 +137,9 @@ pub fn load_table(
     rules: &Rules,
     s: millbase::index::Subspace,
 ) -> millbase::table::Table {
-    millbase::table::TableFolder::new(db, rules).load(s).unwrap()
+    millbase::table::TableFolder::new(db, rules)
+        .load(s)
+        .unwrap()
 }
 
 /// Runs the millbase binary with `args`.
