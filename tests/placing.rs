@@ -6,6 +6,7 @@ mod common;
 use millbase::index::{Indexer, Subspace};
 use millbase::moves::legal_moves;
 use millbase::query::{ProbeError, TableSet, best_first};
+use millbase::rules::FullBoard;
 use millbase::solve::value::Value;
 use millbase::{ByColor, Color, PointSet, Position, Rules};
 use std::collections::HashMap;
@@ -19,7 +20,8 @@ fn build(tag: &str, rules: &str) -> PathBuf {
 
 /// Plain minimax with plies over the exact positions (no symmetry, no
 /// index), memoised; moving-phase positions are read from the tables, a
-/// side with fewer than 3 stones or no move has lost.
+/// side with fewer than 3 stones or no move has lost, unless the board is
+/// full under `full-board=draw`.
 fn naive(
     pos: &Position,
     rules: &Rules,
@@ -34,11 +36,17 @@ fn naive(
     }
     let mut moves = Vec::new();
     legal_moves(pos, rules, &mut moves);
+    let full = pos.stones.white.union(pos.stones.black) == rules.board().all;
+    let blocked = if full && rules.full_board == FullBoard::Draw {
+        Value::Draw
+    } else {
+        Value::Loss(0)
+    };
     let v = moves
         .iter()
         .map(|m| naive(&pos.play(m), rules, tables, memo).parent())
         .min_by_key(best_first)
-        .unwrap_or(Value::Loss(0));
+        .unwrap_or(blocked);
     memo.insert(*pos, v);
     v
 }
@@ -93,6 +101,103 @@ fn four_stones_sampled_positions_match_naive_search() {
         assert_eq!(
             moves[0].value,
             tables.probe(&Position::start(&rules)).unwrap()
+        );
+        let _ = std::fs::remove_dir_all(db);
+    }
+}
+
+#[test]
+fn other_boards_and_unequal_hands_match_naive_search() {
+    // (rules, whole tree from the start, else positions below sampled ones)
+    for (spec, whole) in [
+        ("three", true),
+        ("six,stones=3", true),
+        ("six,stones=4", false),
+        ("twelve,stones=3", true),
+        ("twelve,stones=4/3", false),
+        ("standard,stones=3/4", false),
+        ("standard,stones=5/3", false),
+        ("three,stones=4/3,mill=removes", true),
+    ] {
+        let rules: Rules = spec.parse().unwrap();
+        let db = build("boards", spec);
+        let tables = TableSet::open(&db, &rules);
+        let mut memo = HashMap::new();
+        let start = Position::start(&rules);
+        if whole {
+            naive(&start, &rules, &tables, &mut memo);
+        } else {
+            for seed in 1..=8u64 {
+                let plies = 3 + (seed as usize % 3);
+                naive(
+                    &common::walk(&rules, plies, seed * 7919),
+                    &rules,
+                    &tables,
+                    &mut memo,
+                );
+            }
+        }
+        let n = compare_memo(&tables, &memo);
+        assert!(n > 500, "{spec}: {n} positions");
+        let moves = tables.probe_moves(&start).unwrap();
+        assert_eq!(moves.len(), rules.board().size as usize, "{spec}");
+        assert_eq!(moves[0].value, tables.probe(&start).unwrap(), "{spec}");
+        let _ = std::fs::remove_dir_all(db);
+    }
+}
+
+#[test]
+fn the_last_placement_filling_the_board_draws_or_wins_by_the_rule() {
+    // Six men's morris with 8 stones each fills the 16 points.
+    for (spec, want) in [
+        ("six,stones=8", Value::Win(1)),
+        ("six,stones=8,full-board=draw", Value::Draw),
+    ] {
+        let rules: Rules = spec.parse().unwrap();
+        let db = build("full", spec);
+        let tables = TableSet::open(&db, &rules);
+        // Black's last stone goes on the last empty point without a mill:
+        // White is then blocked on a full board.
+        let mut found = 0;
+        let mut memo = HashMap::new();
+        for seed in 1..400u64 {
+            let pos = common::walk(&rules, 15, seed * 104_729);
+            if pos.hand.black != 1 || pos.total(Color::White) + pos.total(Color::Black) != 16 {
+                continue;
+            }
+            let moves = tables.probe_moves(&pos).unwrap();
+            if moves.len() == 1 && moves[0].mv.removed.is_empty() {
+                assert_eq!(moves[0].value, want, "{spec}: {}", pos.board_string(&rules));
+                found += 1;
+            }
+            naive(&pos, &rules, &tables, &mut memo);
+        }
+        assert!(found > 0, "{spec}: no position found");
+        compare_memo(&tables, &memo);
+        let _ = std::fs::remove_dir_all(db);
+    }
+}
+
+#[test]
+fn published_start_values() {
+    // Gevay and Danner 2015, Table II-III (White to move, stones White/Black).
+    let cases: &[(&str, Value)] = &[
+        ("twelve,stones=3", Value::Win(9)),
+        ("twelve,stones=4", Value::Draw),
+        ("twelve,stones=5/3", Value::Win(9)),
+        ("twelve,stones=3/5", Value::Loss(12)),
+        ("standard,stones=5/3", Value::Win(9)),
+        ("standard,stones=4/3", Value::Draw),
+        ("standard,stones=3", Value::Win(23)),
+    ];
+    for (spec, want) in cases {
+        let rules: Rules = spec.parse().unwrap();
+        let db = build("published", spec);
+        let tables = TableSet::open(&db, &rules);
+        assert_eq!(
+            tables.probe(&Position::start(&rules)).unwrap(),
+            *want,
+            "{spec}"
         );
         let _ = std::fs::remove_dir_all(db);
     }

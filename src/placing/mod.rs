@@ -104,8 +104,10 @@ pub fn placing_subspaces(rules: &Rules) -> Vec<Subspace> {
         }
     }
     let mut out: Vec<Subspace> = seen.into_iter().collect();
-    // Fewer stones in hand first; within a layer neighbours share children.
-    out.sort_by_key(|s| (s.wh + s.bh, s.w, s.b));
+    // Fewer stones in hand first; a side without stones in hand moves on
+    // the board into the same layer, so it comes after that layer's
+    // placements; within a layer neighbours share children.
+    out.sort_by_key(|s| (s.wh + s.bh, s.wh == 0, s.w, s.b));
     out
 }
 

@@ -308,6 +308,12 @@ impl Rules {
         parts.join(",")
     }
 
+    /// The name of the rule set's table folder: the short name, with the
+    /// `/` of unequal hands written `-` (`standard,stones=5-3`).
+    pub fn folder_name(&self) -> String {
+        self.short_name().replace('/', "-")
+    }
+
     fn set(&mut self, key: &str, value: &str) -> Result<(), RulesError> {
         let bad = |expected: &str| {
             Err(RulesError(format!(
@@ -457,6 +463,7 @@ mod tests {
         let u: Rules = "standard,stones=5/3".parse().unwrap();
         assert_eq!(u.stones, ByColor { white: 5, black: 3 });
         assert_eq!(u.short_name(), "standard,stones=5/3");
+        assert_eq!(u.folder_name(), "standard,stones=5-3");
         assert_eq!(u.canonical().parse::<Rules>().unwrap(), u);
         assert_eq!(
             "standard,stones=4/4".parse::<Rules>().unwrap().stones,

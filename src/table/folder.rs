@@ -4,7 +4,7 @@
 //! placing build, `check`, `query`, `stats`) goes through it.
 //!
 //! Layout under the database folder `db`: one folder per rule set, named
-//! by the rule set's short name ([`Rules::short_name`]). Moving-phase
+//! by the rule set's short name ([`Rules::folder_name`]: `/` written `-`). Moving-phase
 //! tables are shared by every stone count of a board and live in the folder
 //! of [`Rules::moving_rules`]; placing-phase tables live in the rule set's
 //! own folder. Files are `<subspace>.mbt` (`4-3.mbt`, `8-7-1-2.mbt`), and
@@ -43,12 +43,12 @@ impl TableFolder {
 
     /// The rule set's own folder (its placing-phase tables).
     pub fn dir(&self) -> PathBuf {
-        self.db.join(self.rules.short_name())
+        self.db.join(self.rules.folder_name())
     }
 
     /// The folder of the moving-phase tables this rule set uses.
     pub fn moving_dir(&self) -> PathBuf {
-        self.db.join(self.rules.moving_rules().short_name())
+        self.db.join(self.rules.moving_rules().folder_name())
     }
 
     /// The rule set a subspace's table is made for (and names in its

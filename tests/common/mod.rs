@@ -124,7 +124,7 @@ pub fn build_db(prefix: &str, tag: &str, rules: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!(
         "millbase-{prefix}-{}-{tag}-{}",
         std::process::id(),
-        rules.replace([',', '='], "-")
+        rules.replace([',', '=', '/'], "-")
     ));
     let _ = std::fs::remove_dir_all(&dir);
     run_ok(&["build", "--rules", rules, "--db", dir.to_str().unwrap()]);
