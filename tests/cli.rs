@@ -104,3 +104,119 @@ fn every_subcommand_has_help() {
         assert!(stdout(&o).contains("Usage"));
     }
 }
+
+#[test]
+fn every_board_in_every_position_command() {
+    // (rules, a position on its board, its points, a coordinate of it)
+    for (rules, pos, points, coord) in [
+        ("three", "W.B.W.B.. w 1 1", 9, "b2"),
+        ("six", "W.B.W.B./........ w 4 4", 16, "d4"),
+        ("twelve", "W.B.W.B./......../........ w 10 10", 24, "c5"),
+    ] {
+        let o = millbase(&["show", "--rules", rules, pos]);
+        assert!(o.status.success(), "{rules}: {}", stderr(&o));
+        let s = stdout(&o);
+        assert!(
+            s.contains(&format!("point numbers 0-{}", points - 1)),
+            "{s}"
+        );
+        assert_eq!(s.contains("Sanmill:"), points == 24, "{rules}: {s}");
+        let o = millbase(&["moves", "--rules", rules, pos]);
+        assert!(
+            stdout(&o).lines().any(|l| l == coord),
+            "{rules}: {}",
+            stdout(&o)
+        );
+        let o = millbase(&["perft", "--rules", rules, "--depth", "2", pos]);
+        assert!(o.status.success(), "{rules}: {}", stderr(&o));
+        let o = millbase(&["index-info", "--rules", rules]);
+        assert!(o.status.success() && stdout(&o).contains("3-3"), "{rules}");
+        let o = millbase(&["check-index", "--rules", rules, "3-3"]);
+        assert!(o.status.success(), "{rules}: {}", stderr(&o));
+    }
+    // A board string of another board's length is refused, naming both.
+    let o = millbase(&["show", "--rules", "three", "W.B.W.B./........ w 4 4"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("expected 9"), "{}", stderr(&o));
+    let o = millbase(&[
+        "query",
+        "--rules",
+        "six",
+        "......../......../........ w 6 6",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("expected 16"), "{}", stderr(&o));
+    // Sanmill lines only describe 24-point boards.
+    let sanmill = "********/********/******** w p p 0 6 0 6 0 0 -1 -1 -1 -1 0 0 1";
+    let o = millbase(&["show", "--rules", "six", sanmill]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("24-point boards"), "{}", stderr(&o));
+    let o = millbase(&["show", "--rules", "twelve", sanmill]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Unknown boards and hands that do not fit are rule-set errors.
+    for bad in [
+        "standard,board=hex",
+        "three,stones=5/5",
+        "standard,stones=9/2",
+    ] {
+        let o = millbase(&["show", "--rules", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(
+            stderr(&o).contains("invalid rule set"),
+            "{bad}: {}",
+            stderr(&o)
+        );
+    }
+    // Three men's: a line ends the game; the side to move has lost.
+    let o = millbase(&["moves", "--rules", "three", "WWW.BB.B. b 0 0"]);
+    assert!(
+        o.status.success() && stdout(&o).trim().is_empty(),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn three_mens_morris_through_every_table_command() {
+    let db = common::build_db("cli", "three", "three");
+    let d = db.to_str().unwrap();
+    let o = millbase(&["query", "--rules", "three", "--db", d, "--json", "start"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["moves"].as_array().unwrap().len(), 9);
+    // The value is the best move's, for the side to move.
+    assert_eq!(json["value"], json["moves"][0]["value"], "{json}");
+    let o = millbase(&["query", "--rules", "three", "--db", d, "b2 a3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = millbase(&["stats", "--rules", "three", "--db", d]);
+    assert!(
+        stdout(&o).contains("0-0-3-3") && stdout(&o).contains("3-3"),
+        "{}",
+        stdout(&o)
+    );
+    let o = millbase(&["check", "--rules", "three", "--db", d]);
+    assert!(stdout(&o).contains("all consistent"), "{}", stdout(&o));
+    let o = millbase(&["info", "--db", d]);
+    assert!(
+        o.status.success() && stdout(&o).contains("board=three"),
+        "{}",
+        stdout(&o)
+    );
+    let o = millbase(&["verify", "--rules", "three", "--db", d]);
+    assert!(stdout(&o).contains("both methods agree"), "{}", stdout(&o));
+    // The tables of one board are refused for another.
+    let six = db.join("six");
+    std::fs::create_dir_all(&six).unwrap();
+    std::fs::copy(db.join("three").join("3-3.mbt"), six.join("3-3.mbt")).unwrap();
+    let o = millbase(&[
+        "query",
+        "--rules",
+        "six",
+        "--db",
+        d,
+        "WWW...../BBB..... w 0 0",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("board=three"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(db);
+}

@@ -34,8 +34,8 @@ pub fn parse_board_string(text: &str, rules: &Rules) -> Result<Position, ParseEr
         };
         let Some(p) = board.point(n) else {
             return Err(ParseError::new(format!(
-                "board string has more than {} points",
-                board.size
+                "board string has more than {} points, expected {} for board {}",
+                board.size, board.size, board.name
             )));
         };
         if let Some(c) = color {
@@ -45,8 +45,8 @@ pub fn parse_board_string(text: &str, rules: &Rules) -> Result<Position, ParseEr
     }
     if n != board.size {
         return Err(ParseError::new(format!(
-            "board string has {n} points, expected {}",
-            board.size
+            "board string has {n} points, expected {} for board {}",
+            board.size, board.name
         )));
     }
     let to_move = parse_side(fields[1])?;
