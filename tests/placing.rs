@@ -316,6 +316,15 @@ fn placing_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "mbt"))
+        // Placing-phase tables only: `w-b-wh-bh.mbt`.
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .matches('-')
+                .count()
+                == 3
+        })
         .map(|p| {
             (
                 p.file_name().unwrap().to_string_lossy().into_owned(),
@@ -331,7 +340,8 @@ fn placing_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn placing_build_resumes_and_rebuilds_damaged_tables() {
     let spec = "standard,stones=4";
     let db = build("resume", spec);
-    let dir = db.join(spec);
+    // Tables are shared by every stone count of the board.
+    let dir = db.join("standard");
     let before = placing_files(&dir);
     assert_eq!(before.len(), 14);
     // One table gone (as if the run stopped there), one damaged.
@@ -358,4 +368,40 @@ fn verify_refuses_rules_whose_placing_phase_has_cycles() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("lasker") && err.contains("cycles"), "{err}");
+}
+
+#[test]
+fn placing_tables_are_shared_by_every_stone_count_of_a_board() {
+    // A position's value does not depend on the stones the game started
+    // with: a table built for 4/4 is the table 4/3 needs, byte for byte.
+    let both = build("share", "standard,stones=4");
+    let alone = build("share-alone", "standard,stones=4/3");
+    let out = millbase(&[
+        "build",
+        "--rules",
+        "standard,stones=4/3",
+        "--db",
+        both.to_str().unwrap(),
+    ]);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    let four: Rules = "standard,stones=4".parse().unwrap();
+    let four_three: Rules = "standard,stones=4/3".parse().unwrap();
+    let shared: Vec<Subspace> = millbase::placing::placing_subspaces(&four_three)
+        .into_iter()
+        .filter(|s| millbase::placing::placing_subspaces(&four).contains(s))
+        .collect();
+    assert!(shared.len() >= 3, "{shared:?}");
+    assert!(
+        log.contains(&format!("{} found on disk", shared.len())),
+        "{log}"
+    );
+    for s in shared {
+        let name = format!("{s}.mbt");
+        let a = std::fs::read(both.join("standard").join(&name)).unwrap();
+        let b = std::fs::read(alone.join("standard").join(&name)).unwrap();
+        assert!(a == b, "{name} differs");
+    }
+    let _ = std::fs::remove_dir_all(both);
+    let _ = std::fs::remove_dir_all(alone);
 }

@@ -193,17 +193,26 @@ impl Rules {
         Board::by_name(self.board).expect("rule sets only name known boards")
     }
 
-    /// The rule set whose moving-phase tables serve this one. The moving
-    /// phase does not depend on the stone counts (beyond which subspaces
-    /// exist) or on moving during placing, so `standard,stones=N` (or
-    /// `W/B`) for every count up to 9 shares the tables of `standard`, and
-    /// every game on the diagonals board up to 12 those of `twelve`.
-    pub fn moving_rules(&self) -> Rules {
-        let n = self.max_stones().max(self.board_stones());
+    /// The rule set whose tables serve this one: the same rules with the
+    /// largest stone count of the board. A position's value depends on its
+    /// stones on the board and in hand, never on the count the game
+    /// started with, so `standard,stones=N` (or `W/B`) for every count up to
+    /// 9 shares the tables of `standard`, and every game on the diagonals
+    /// board up to 12 those of `twelve`.
+    pub fn family_rules(&self) -> Rules {
         Rules {
-            stones: both(n),
-            lasker: false,
+            stones: both(self.max_stones().max(self.board_stones())),
             ..*self
+        }
+    }
+
+    /// The rule set whose moving-phase tables serve this one: the family
+    /// ([`Rules::family_rules`]) without Lasker moves, which only matter
+    /// while stones are in hand.
+    pub fn moving_rules(&self) -> Rules {
+        Rules {
+            lasker: false,
+            ..self.family_rules()
         }
     }
 

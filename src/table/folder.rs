@@ -3,12 +3,18 @@
 //! tables and the stats file. Every phase (the moving-phase build, the
 //! placing build, `check`, `query`, `stats`) goes through it.
 //!
-//! Layout under the database folder `db`: one folder per rule set, named
-//! by the rule set's short name ([`Rules::folder_name`]: `/` written `-`). Moving-phase
-//! tables are shared by every stone count of a board and live in the folder
-//! of [`Rules::moving_rules`]; placing-phase tables live in the rule set's
-//! own folder. Files are `<subspace>.mbt` (`4-3.mbt`, `8-7-1-2.mbt`), and
-//! `stats.json` beside the moving-phase tables.
+//! Layout under the database folder `db`: a position's value does not
+//! depend on how many stones the game started with (only on the board,
+//! the stones in hand and the side to move), so tables are shared by every
+//! stone count of a board. Placing-phase tables live in the folder of
+//! [`Rules::family_rules`] (the rule set with the board's largest stone
+//! count), moving-phase tables in that of [`Rules::moving_rules`] (the
+//! same, also without Lasker moves, which only matter while stones are in
+//! hand); for most rule sets the two are one folder, e.g. `standard` for
+//! `standard,stones=5/3`. Folders are named by the short name
+//! ([`Rules::folder_name`]) and each header names its rules in full. Files
+//! are `<subspace>.mbt` (`4-3.mbt`, `8-7-1-2.mbt`), and `stats.json` lists
+//! the moving-phase tables.
 
 use super::{MappedTable, StatsFile, SubspaceStats, Table, TableError};
 use crate::index::{Indexer, Subspace};
@@ -41,9 +47,9 @@ impl TableFolder {
         &self.rules
     }
 
-    /// The rule set's own folder (its placing-phase tables).
+    /// The folder of the placing-phase tables this rule set uses.
     pub fn dir(&self) -> PathBuf {
-        self.db.join(self.rules.folder_name())
+        self.db.join(self.rules.family_rules().folder_name())
     }
 
     /// The folder of the moving-phase tables this rule set uses.
@@ -52,12 +58,12 @@ impl TableFolder {
     }
 
     /// The rule set a subspace's table is made for (and names in its
-    /// header): moving-phase tables are shared, placing tables are not.
+    /// header).
     pub fn table_rules(&self, s: Subspace) -> Rules {
         if s.is_moving() {
             self.rules.moving_rules()
         } else {
-            self.rules
+            self.rules.family_rules()
         }
     }
 
