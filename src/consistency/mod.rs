@@ -17,7 +17,7 @@ use crate::moves::{blocked_draws, legal_moves};
 use crate::position::{ByColor, Color, Position};
 use crate::query::best_first;
 use crate::rules::Rules;
-use crate::solve::value::Value;
+use crate::solve::value::{Encoding, Value};
 use crate::table::{Table, TableError, TableFolder};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -77,7 +77,13 @@ pub fn check_subspaces(
                 e.insert(folder.load(n)?);
             }
         }
-        let mut result = check_one(rules, s, &loaded)?;
+        // Under the N-move rule, the pure game's table tells which draws
+        // are cursed wins and blessed losses.
+        let pure = match rules.nmove {
+            Some(_) if s.is_moving() => Some(TableFolder::new(db, &rules.pure()).load(s)?),
+            _ => None,
+        };
+        let mut result = check_one(rules, s, &loaded, pure.as_ref())?;
         result.seconds = start.elapsed().as_secs_f64();
         report(&result);
         out.push(result);
@@ -106,7 +112,19 @@ fn check_one(
     rules: &Rules,
     s: Subspace,
     tables: &HashMap<Subspace, Table>,
+    pure: Option<&Table>,
 ) -> Result<SubspaceCheck, TableError> {
+    // How a child's value reaches its parent: in the moving phase under the
+    // N-move rule it depends on the counter (see `Encoding::after_move`).
+    let encoding = Encoding::of(rules);
+    let moving = s.is_moving();
+    let after = |v: Value, mill: bool| {
+        if moving {
+            encoding.after_move(v, mill)
+        } else {
+            v
+        }
+    };
     let indexer = Indexer::for_board(rules.board());
     let index = indexer.subspace(s.w, s.b);
     let table = &tables[&s];
@@ -130,7 +148,7 @@ fn check_one(
         let (index, table) = by_counts[us.len() as usize * 25 + them.len() as usize]
             .as_ref()
             .expect("the tables of every child are loaded");
-        Value::from_code(table.code(index.slot(us, them)))
+        table.value(index.slot(us, them))
     };
     // Children without a capture: the mover's stones stay `them`, so their
     // side of the index is prepared once per position.
@@ -144,7 +162,7 @@ fn check_one(
             let mut moves = Vec::new();
             let mut quiet: Vec<u64> = Vec::new();
             index.for_each_in_block(orbit, |slot, us, them, canonical| {
-                let stored = Value::from_code(table.code(slot));
+                let stored = table.value(slot);
                 let pos = Position {
                     stones: ByColor {
                         white: us,
@@ -174,10 +192,10 @@ fn check_one(
                         // misses and this lets them overlap.
                         let mut best: Option<Value> = None;
                         let mut broken = false;
-                        let mut fold = |v: Option<Value>| match v {
+                        let mut fold = |v: Option<Value>, mill: bool| match v {
                             None => broken = true,
                             Some(v) => {
-                                let v = v.parent();
+                                let v = after(v, mill).parent();
                                 if best.is_none_or(|b| best_first(&v) < best_first(&b)) {
                                     best = Some(v);
                                 }
@@ -193,17 +211,32 @@ fn check_one(
                                 quiet_table.prefetch(slot);
                                 quiet.push(slot);
                             } else {
-                                fold(value_of(cu, ct));
+                                fold(value_of(cu, ct), true);
                             }
                         }
                         for &slot in &quiet {
-                            fold(Value::from_code(quiet_table.code(slot)));
+                            fold(quiet_table.value(slot), false);
                         }
                         if broken { None } else { best }
                     }
                 };
+                // A draw is marked cursed or blessed exactly where the pure
+                // game decides it.
+                let cursed_right = || match pure {
+                    None => true,
+                    Some(p) => {
+                        let code = table.code(slot);
+                        encoding.cursed(code)
+                            == match p.value(slot) {
+                                Some(Value::Win(_)) => Some(true),
+                                Some(Value::Loss(_)) => Some(false),
+                                _ => None,
+                            }
+                    }
+                };
                 let ok = match (canonical, stored) {
                     (false, None) => true,
+                    (true, Some(Value::Draw)) => expected == Some(Value::Draw) && cursed_right(),
                     (true, Some(v)) => expected == Some(v),
                     _ => false,
                 };

@@ -19,7 +19,7 @@ use crate::query::best_first;
 use crate::rules::{DoubleMill, Rules};
 use crate::solve::build::BuildError;
 use crate::solve::graph::{Step, for_each_step};
-use crate::solve::value::{UNUSED, Value};
+use crate::solve::value::{Encoding, UNUSED, Value};
 use crate::solve::{Progress, SubspaceStats};
 use crate::table::{Table, TableFolder};
 use rayon::prelude::*;
@@ -127,6 +127,8 @@ pub fn moving_exits(rules: &Rules) -> Vec<Subspace> {
 /// The children's tables of one subspace, by the number of stones removed.
 struct Children<'a> {
     by_removed: Vec<Option<(SubspaceIndex<'a>, &'a Table)>>,
+    /// How the codes of the children (and of the table made) read.
+    encoding: Encoding,
 }
 
 impl Children<'_> {
@@ -143,12 +145,13 @@ impl Children<'_> {
             })
     }
 
-    /// The code at `slot` of the child table for `removed` stones taken.
+    /// The value at `slot` (counter 0) of the child table for `removed`
+    /// stones taken; `None` for an unused slot or a missing table.
     #[inline]
-    fn code_at(&self, removed: u8, slot: u64) -> u16 {
+    fn value_at(&self, removed: u8, slot: u64) -> Option<Value> {
         match &self.by_removed[removed as usize] {
-            Some((_, table)) => table.code(slot),
-            None => UNUSED,
+            Some((_, table)) => table.value(slot),
+            None => None,
         }
     }
 }
@@ -178,19 +181,19 @@ impl Batch {
         for p in self.pending.drain(..) {
             let mut best = p.best;
             for &(removed, slot) in &self.lookups[p.children] {
-                fold(&mut best, children.code_at(removed, slot), broken);
+                fold(&mut best, children.value_at(removed, slot), broken);
             }
-            out[p.offset] = best.unwrap_or(Value::Loss(0)).code();
+            out[p.offset] = children.encoding.code(best.unwrap_or(Value::Loss(0)));
         }
         self.lookups.clear();
     }
 }
 
-/// Takes a child's code into the best value for the mover so far; an
-/// unused child slot marks the computation broken.
+/// Takes a child's value into the best value for the mover so far; an
+/// unused child slot (`None`) marks the computation broken.
 #[inline]
-fn fold(best: &mut Option<Value>, code: u16, broken: &AtomicBool) {
-    match Value::from_code(code) {
+fn fold(best: &mut Option<Value>, child: Option<Value>, broken: &AtomicBool) {
+    match child {
         None => broken.store(true, Relaxed),
         Some(v) => {
             let v = v.parent();
@@ -221,6 +224,7 @@ fn solve_subspace(
                     .map(|c| (indexer.subspace(c.w, c.b), &tables[c]))
             })
             .collect(),
+        encoding: Encoding::of(rules),
     };
     let quiet = children.by_removed[0].as_ref();
     let broken = AtomicBool::new(false);
@@ -251,7 +255,7 @@ fn solve_subspace(
                             qt.prefetch(slot);
                             batch.lookups.push((0, slot));
                         }
-                        Step::Wins => fold(&mut best, Value::Loss(0).code(), &broken),
+                        Step::Wins => fold(&mut best, Some(Value::Loss(0)), &broken),
                         Step::Capture(after, left) => {
                             let removed = them.len() - left.len();
                             match children.slot(removed, left, after) {
@@ -281,7 +285,7 @@ fn solve_subspace(
     if broken.into_inner() {
         return None;
     }
-    Some(Table::from_codes(s, &codes))
+    Some(Table::from_codes(s, &codes).with_encoding(children.encoding))
 }
 
 /// What a placing build did.

@@ -292,7 +292,11 @@ impl TableSet {
                 let table = self.table(s, number)?;
                 let code =
                     self.with_block(table, s, Section::Codes, slot, |b| table.code_in(b, slot))?;
-                Value::from_code(code).ok_or_else(|| self.unused(s, slot))
+                table
+                    .info()
+                    .encoding
+                    .value(code)
+                    .ok_or_else(|| self.unused(s, slot))
             }
         }
     }

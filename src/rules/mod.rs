@@ -80,6 +80,9 @@ pub struct Rules {
     pub full_board: FullBoard,
     /// Closing a mill removes stones or wins.
     pub mill: MillRule,
+    /// The N-move rule: a draw after this many plies of the moving phase
+    /// without a mill (RULES.md section 5); `None`: off.
+    pub nmove: Option<u16>,
 }
 
 /// Why a rule-set text was refused.
@@ -126,6 +129,7 @@ impl Rules {
         lasker: false,
         full_board: FullBoard::Loss,
         mill: MillRule::Removes,
+        nmove: None,
     };
 
     /// Lasker morris: 10 stones, sliding allowed while stones are in hand.
@@ -234,7 +238,18 @@ impl Rules {
             .expect("presets are not empty")
     }
 
-    fn options(&self) -> [(&'static str, String); 9] {
+    /// The same rules without the N-move rule: the pure game.
+    pub fn pure(&self) -> Rules {
+        Rules {
+            nmove: None,
+            ..*self
+        }
+    }
+
+    /// Most plies of an N-move rule (`nmove=N`).
+    pub const MAX_NMOVE: u16 = 1000;
+
+    fn options(&self) -> [(&'static str, String); 10] {
         let stones = if self.stones.white == self.stones.black {
             self.stones.white.to_string()
         } else {
@@ -284,6 +299,10 @@ impl Rules {
                     MillRule::Wins => "wins",
                 }
                 .to_string(),
+            ),
+            (
+                "nmove",
+                self.nmove.map_or("off".to_string(), |n| n.to_string()),
             ),
         ]
     }
@@ -388,6 +407,15 @@ impl Rules {
                     _ => return bad("loss|draw"),
                 }
             }
+            "nmove" => {
+                self.nmove = match value {
+                    "off" => None,
+                    n => match n.parse::<u16>() {
+                        Ok(n) if (1..=Rules::MAX_NMOVE).contains(&n) => Some(n),
+                        _ => return bad("off or a number of plies, 1..1000"),
+                    },
+                }
+            }
             "mill" => {
                 self.mill = match value {
                     "removes" => MillRule::Removes,
@@ -397,7 +425,7 @@ impl Rules {
             }
             _ => {
                 return Err(RulesError(format!(
-                    "unknown option `{key}` (known: board, stones, flying, protection, removals, double-mill, lasker, full-board, mill)"
+                    "unknown option `{key}` (known: board, stones, flying, protection, removals, double-mill, lasker, full-board, mill, nmove)"
                 )));
             }
         }
@@ -437,6 +465,13 @@ impl FromStr for Rules {
                 )));
             };
             rules.set(k.trim(), v.trim())?;
+        }
+        if rules.nmove.is_some() && rules.protection == Protection::Strict {
+            return Err(RulesError(
+                "nmove with protection=strict is not supported yet: a mill whose removal \
+                 lapses resets the counter without leaving the stone counts"
+                    .into(),
+            ));
         }
         let size = rules.board().size;
         if (rules.stones.white + rules.stones.black) > size {
@@ -486,6 +521,12 @@ mod tests {
             "six,stones=4".parse::<Rules>().unwrap().moving_rules(),
             Rules::SIX
         );
+        let n: Rules = "standard,nmove=50".parse().unwrap();
+        assert_eq!(n.nmove, Some(50));
+        assert_eq!(n.short_name(), "standard,nmove=50");
+        assert_eq!(n.pure(), Rules::STANDARD);
+        let small: Rules = "standard,stones=5,nmove=30".parse().unwrap();
+        assert_eq!(small.moving_rules().nmove, Some(30));
         assert_eq!(
             "standard,board=diagonals"
                 .parse::<Rules>()
@@ -514,7 +555,7 @@ mod tests {
         assert_eq!(a.canonical().parse::<Rules>().unwrap(), a);
         assert_eq!(
             Rules::STANDARD.canonical(),
-            "board=standard,stones=9,flying=3,protection=standard,removals=1,double-mill=one,lasker=off,full-board=loss,mill=removes"
+            "board=standard,stones=9,flying=3,protection=standard,removals=1,double-mill=one,lasker=off,full-board=loss,mill=removes,nmove=off"
         );
         // Tables made before `full-board` and `mill` existed name the defaults.
         let old = "board=standard,stones=9,flying=3,protection=standard,removals=1,double-mill=one,lasker=off";
@@ -535,6 +576,9 @@ mod tests {
             "three,stones=5/5",
             "standard,mill=maybe",
             "standard,full-board=win",
+            "standard,nmove=0",
+            "standard,nmove=-3",
+            "standard,nmove=fifty",
         ] {
             let e = bad.parse::<Rules>().unwrap_err().to_string();
             assert!(e.starts_with("invalid rule set"), "{bad}: {e}");

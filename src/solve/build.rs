@@ -131,6 +131,14 @@ pub fn build(
     };
     let rules = &rules.moving_rules();
     let order = plan(rules, &wanted)?;
+    // The N-move rule's tables tell cursed wins and blessed losses from
+    // draws by the pure game's tables: those come first.
+    let pure = if rules.nmove.is_some() {
+        build(&rules.pure(), opts, progress)?;
+        Some(TableFolder::new(opts.db, &rules.pure()))
+    } else {
+        None
+    };
     let folder = TableFolder::new(opts.db, rules);
     let dir = folder.moving_dir();
     std::fs::create_dir_all(&dir).map_err(|e| BuildError::Io(dir.clone(), e))?;
@@ -177,8 +185,17 @@ pub fn build(
         }
         progress.pair_started(&name, slots);
         let start = Instant::now();
-        let tables =
+        let mut tables =
             solve_pair(rules, pair.0, pair.1, &exits, progress).map_err(BuildError::Solve)?;
+        if let Some(pure) = &pure {
+            tables = tables
+                .into_iter()
+                .map(|t| {
+                    let p = pure.load(t.subspace)?;
+                    super::mark_cursed(t, &p).map_err(BuildError::Solve)
+                })
+                .collect::<Result<_, BuildError>>()?;
+        }
         for t in &tables {
             folder.write(t, opts.level)?;
         }

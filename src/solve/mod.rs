@@ -32,7 +32,7 @@ use crate::table::Table;
 use graph::{Step, for_each_quiet_unmove, for_each_step};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, AtomicU16, Ordering::Relaxed};
-use value::{DRAW, UNUSED, Value, depth, is_loss, is_win};
+use value::{DRAW, Encoding, UNUSED, Value, is_win};
 
 /// Receives progress reports; the solver never prints.
 pub trait Progress: Sync {
@@ -84,14 +84,15 @@ impl Exits {
         self.tables[w as usize * 25 + b as usize].is_some()
     }
 
-    /// The code of position `(us, them)` (us to move), from its table.
+    /// The value of position `(us, them)` (us to move) at counter 0,
+    /// from its table; `None` for a slot marked unused.
     #[inline]
-    fn code(&self, us: PointSet, them: PointSet) -> u16 {
+    fn value(&self, us: PointSet, them: PointSet) -> Option<Value> {
         let (w, b) = (us.len() as u8, them.len() as u8);
         let (idx, table) = self.tables[w as usize * 25 + b as usize]
             .as_ref()
             .unwrap_or_else(|| panic!("exit table {w}-{b} is loaded before its pair is solved"));
-        table.code(idx.slot(us, them))
+        table.value(idx.slot(us, them))
     }
 }
 
@@ -107,16 +108,13 @@ struct Outlook {
 }
 
 impl Outlook {
-    fn exit(&mut self, code: u16) {
-        if is_loss(code) {
-            self.min_exit_loss = Some(
-                self.min_exit_loss
-                    .map_or(depth(code), |m| m.min(depth(code))),
-            );
-        } else if is_win(code) {
-            self.max_exit_win = self.max_exit_win.max(Some(depth(code)));
-        } else {
-            self.exit_draw = true;
+    fn exit(&mut self, child: Option<Value>) {
+        match child {
+            Some(Value::Loss(d)) => {
+                self.min_exit_loss = Some(self.min_exit_loss.map_or(d, |m| m.min(d)));
+            }
+            Some(Value::Win(d)) => self.max_exit_win = self.max_exit_win.max(Some(d)),
+            Some(Value::Draw) | None => self.exit_draw = true,
         }
     }
 }
@@ -124,6 +122,7 @@ impl Outlook {
 struct Pair<'a> {
     board: &'static Board,
     rules: &'a Rules,
+    encoding: Encoding,
     exits: &'a Exits,
     idx: Vec<SubspaceIndex<'static>>,
     values: Vec<Vec<AtomicU16>>,
@@ -160,8 +159,17 @@ impl Pair<'_> {
             sets,
             |step| match step {
                 Step::Quiet(us2) => children.push(child_idx.slot_with(&side, us2)),
-                Step::Wins => o.exit(Value::code_of_depth(0)),
-                Step::Capture(us2, them2) => o.exit(self.exits.code(them2, us2)),
+                Step::Wins => o.exit(Some(Value::Loss(0))),
+                Step::Capture(us2, them2) => {
+                    let child = self.exits.value(them2, us2);
+                    // Under the N-move rule the mill resets the counter: what
+                    // counts is that the child is decided, not how deep.
+                    o.exit(match (self.encoding, child) {
+                        (Encoding::NMove(_), Some(Value::Loss(_))) => Some(Value::Loss(0)),
+                        (Encoding::NMove(_), Some(Value::Win(_))) => Some(Value::Win(0)),
+                        _ => child,
+                    })
+                }
             },
         );
         // Two moves reach the same class only through a symmetry fixing
@@ -194,15 +202,16 @@ impl Pair<'_> {
                             if blocked_draws(self.board, self.rules, us.union(them)) {
                                 DRAW
                             } else {
-                                Value::code_of_depth(0)
+                                self.encoding.code_of(false, 0)
                             }
                         } else if let Some(m) = o.min_exit_loss {
-                            Value::code_of_depth(m + 1)
+                            self.encoding.code_of(true, m + 1)
                         } else if children.is_empty() {
                             if o.exit_draw {
                                 DRAW
                             } else {
-                                Value::code_of_depth(o.max_exit_win.unwrap_or(0) + 1)
+                                self.encoding
+                                    .code_of(false, o.max_exit_win.unwrap_or(0) + 1)
                             }
                         } else {
                             if children.len() > u8::MAX as usize {
@@ -235,7 +244,22 @@ impl Pair<'_> {
     /// range by one thread walking its slots in increasing order. Random
     /// read-modify-writes across gigabytes would cost a cache miss each.
     fn level(&self, d: u32) -> u64 {
-        let code_d = Value::code_of_depth(d);
+        // The pure game's codes tell a win from a loss by the depth's
+        // parity; the N-move rule's have both at each depth.
+        let kinds: &[bool] = match self.encoding {
+            Encoding::Plies => &[d % 2 == 0],
+            Encoding::NMove(_) => &[true, false],
+        };
+        let mut done = 0;
+        for &lost in kinds {
+            done += self.level_of(d, lost);
+        }
+        done
+    }
+
+    /// Processes the positions lost (`lost`) or won at depth `d`.
+    fn level_of(&self, d: u32, lost: bool) -> u64 {
+        let code_d = self.encoding.code_of(!lost, d);
         let mut done = 0;
         for i in 0..self.idx.len() {
             let values = &self.values[i];
@@ -247,7 +271,7 @@ impl Pair<'_> {
                 let (lists, n) = self.gather(i, code_d, start, end);
                 done += n;
                 if n > 0 {
-                    self.apply(self.other(i), d, &lists);
+                    self.apply(self.other(i), d, lost, &lists);
                 }
             }
         }
@@ -299,9 +323,8 @@ impl Pair<'_> {
     /// Applies the news "a child is decided at depth `d`" to the listed
     /// predecessor slots of subspace `o`, one destination part per task so
     /// that each slot is touched by one thread and the part stays in cache.
-    fn apply(&self, o: usize, d: u32, lists: &[Grouped]) {
-        let lost_child = is_loss(Value::code_of_depth(d));
-        let won = Value::code_of_depth(d + 1);
+    fn apply(&self, o: usize, d: u32, lost_child: bool, lists: &[Grouped]) {
+        let won = self.encoding.code_of(true, d + 1);
         let parts = (self.idx[o].slots() >> PART_BITS) as usize + 1;
         (0..parts).into_par_iter().for_each_init(
             || (Vec::new(), Vec::new()),
@@ -340,7 +363,7 @@ impl Pair<'_> {
                             let ex = self.outlook(o, us, them, children, sets);
                             if !ex.exit_draw && ex.min_exit_loss.is_none() {
                                 let deepest = ex.max_exit_win.map_or(d, |m| m.max(d));
-                                let code = Value::code_of_depth(deepest + 1);
+                                let code = self.encoding.code_of(false, deepest + 1);
                                 cell.store(code, Relaxed);
                                 max_code = max_code.max(code);
                             }
@@ -402,6 +425,28 @@ impl Grouped {
     }
 }
 
+/// Marks the draws of an N-move rule table that the pure game decides:
+/// cursed wins and blessed losses. Checks on the way that the rule only
+/// turns wins and losses into draws.
+pub fn mark_cursed(table: Table, pure: &Table) -> Result<Table, String> {
+    let encoding = table.encoding();
+    let s = table.subspace;
+    let codes: Vec<u16> = (0..table.len())
+        .map(|slot| match (table.value(slot), pure.value(slot)) {
+            (Some(Value::Draw), Some(Value::Win(_))) => Ok(encoding.cursed_code(true)),
+            (Some(Value::Draw), Some(Value::Loss(_))) => Ok(encoding.cursed_code(false)),
+            (Some(Value::Win(_)), Some(Value::Win(_)))
+            | (Some(Value::Loss(_)), Some(Value::Loss(_)))
+            | (Some(Value::Draw), Some(Value::Draw))
+            | (None, None) => Ok(table.code(slot)),
+            (rule, pure) => Err(format!(
+                "{s} slot {slot}: {rule:?} under the N-move rule but {pure:?} in the pure game"
+            )),
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(Table::from_codes(s, &codes).with_encoding(encoding))
+}
+
 /// Solves the twin pair `w-b` / `b-w` (one subspace when `w == b`) and
 /// returns their tables. Every exit table must be in `exits`.
 pub fn solve_pair(
@@ -421,9 +466,11 @@ pub fn solve_pair(
     let idx: Vec<SubspaceIndex<'static>> =
         subs.iter().map(|&(w, b)| indexer.subspace(w, b)).collect();
     let slots: u64 = idx.iter().map(|i| i.slots()).sum();
+    let encoding = Encoding::of(rules);
     let pair = Pair {
         board,
         rules,
+        encoding,
         exits,
         values: idx
             .iter()
@@ -441,13 +488,19 @@ pub fn solve_pair(
     // The bar counts decided positions against all slots: it ends below
     // full by the share of draws and unused slots.
     progress.phase("propagate", slots);
+    // Under the N-move rule a position decided at depth N has predecessors
+    // at N + 1, which no counter lets win: they stay drawn.
+    let last = match encoding {
+        Encoding::Plies => value::MAX_DEPTH,
+        Encoding::NMove(n) => n as u32,
+    };
     let mut d = 0u32;
-    while Value::code_of_depth(d) <= pair.max_code.load(Relaxed) {
+    while d < last && encoding.code_of(false, d) <= pair.max_code.load(Relaxed) {
         progress.advance(pair.level(d));
         d += 1;
-        if d >= value::MAX_DEPTH {
-            return Err(format!("depth {d} overflows the value code"));
-        }
+    }
+    if d >= value::MAX_DEPTH {
+        return Err(format!("depth {d} overflows the value code"));
     }
     let Pair { values, .. } = pair;
     Ok(subs
@@ -455,7 +508,7 @@ pub fn solve_pair(
         .zip(values)
         .map(|(&(w, b), v)| {
             let codes: Vec<u16> = v.into_iter().map(AtomicU16::into_inner).collect();
-            Table::from_codes(Subspace::moving(w, b), &codes)
+            Table::from_codes(Subspace::moving(w, b), &codes).with_encoding(encoding)
         })
         .collect())
 }

@@ -104,6 +104,144 @@ pub fn depth(code: u16) -> u32 {
     code as u32 - 1
 }
 
+/// How the codes of a table read: the pure game's plies, or the N-move
+/// rule's distance to the next mill.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Encoding {
+    /// `code = plies + 1`, 0 draw: the parity of the plies tells a win
+    /// (odd) from a loss (even).
+    Plies,
+    /// The N-move rule with `N` plies (RULES.md 5): `code = 2 Z + 1` for a
+    /// loss and `2 Z + 2` for a win, where `Z` is the plies to the next mill
+    /// or the end of the game under best play (a mill by the loser can come
+    /// after an odd number of plies, so the parity of `Z` tells nothing);
+    /// `Z = N + 1` marks a cursed win or a blessed loss: won or lost in the
+    /// pure game, drawn at every counter. 0 is a draw.
+    NMove(u16),
+}
+
+impl Encoding {
+    /// The encoding of the tables of `rules`.
+    pub fn of(rules: &crate::rules::Rules) -> Encoding {
+        match rules.nmove {
+            None => Encoding::Plies,
+            Some(n) => Encoding::NMove(n),
+        }
+    }
+
+    /// The code of a win (`win`) or loss at depth `d` (plies, or `Z`).
+    #[inline]
+    pub fn code_of(self, win: bool, d: u32) -> u16 {
+        match self {
+            Encoding::Plies => Value::code_of_depth(d),
+            Encoding::NMove(_) => {
+                assert!(
+                    2 * d + 2 < UNUSED as u32,
+                    "depth {d} overflows the value code"
+                );
+                (2 * d + 1 + win as u32) as u16
+            }
+        }
+    }
+
+    /// The depth (plies, or `Z`) of a decided code.
+    #[inline]
+    pub fn depth(self, code: u16) -> u32 {
+        match self {
+            Encoding::Plies => code as u32 - 1,
+            Encoding::NMove(_) => (code as u32 - 1) / 2,
+        }
+    }
+
+    /// The value of a code at counter 0 (a cursed win or blessed loss is a
+    /// draw); `None` for [`UNUSED`].
+    #[inline]
+    pub fn value(self, code: u16) -> Option<Value> {
+        match self {
+            Encoding::Plies => Value::from_code(code),
+            Encoding::NMove(n) => match code {
+                DRAW => Some(Value::Draw),
+                UNUSED => None,
+                c => {
+                    let z = self.depth(c);
+                    Some(if z > n as u32 {
+                        Value::Draw
+                    } else if is_win(c) {
+                        Value::Win(z)
+                    } else {
+                        Value::Loss(z)
+                    })
+                }
+            },
+        }
+    }
+
+    /// The code of a value (`Z` for the N-move rule).
+    #[inline]
+    pub fn code(self, v: Value) -> u16 {
+        match v {
+            Value::Draw => DRAW,
+            Value::Win(d) => self.code_of(true, d),
+            Value::Loss(d) => self.code_of(false, d),
+        }
+    }
+
+    /// Under the N-move rule, whether a code is a cursed win (`Some(true)`)
+    /// or a blessed loss (`Some(false)`).
+    #[inline]
+    pub fn cursed(self, code: u16) -> Option<bool> {
+        match self {
+            Encoding::NMove(n) if code != DRAW && code != UNUSED && self.depth(code) > n as u32 => {
+                Some(is_win(code))
+            }
+            _ => None,
+        }
+    }
+
+    /// The code marking a cursed win (`true`) or blessed loss.
+    pub fn cursed_code(self, win: bool) -> u16 {
+        match self {
+            Encoding::Plies => panic!("the pure game has no cursed wins"),
+            Encoding::NMove(n) => self.code_of(win, n as u32 + 1),
+        }
+    }
+
+    /// The value for its mover of a move from a moving-phase position, seen
+    /// from the child: `child` is the child's value at counter 0. Under
+    /// the N-move rule a quiet move reaches the child at counter 1 (it is
+    /// decided there only if its `Z` is at most `N - 1`) and a mill resets
+    /// the counter, so only whether the child is decided matters (`Z` 0).
+    #[inline]
+    pub fn after_move(self, child: Value, mill: bool) -> Value {
+        match self {
+            Encoding::Plies => child,
+            Encoding::NMove(n) => match child {
+                Value::Draw => Value::Draw,
+                Value::Win(_) if mill => Value::Win(0),
+                Value::Loss(_) if mill => Value::Loss(0),
+                Value::Win(z) | Value::Loss(z) if z >= n as u32 => Value::Draw,
+                v => v,
+            },
+        }
+    }
+
+    /// The number written in the table header (byte 21).
+    pub fn id(self) -> u8 {
+        match self {
+            Encoding::Plies => 1,
+            Encoding::NMove(_) => 2,
+        }
+    }
+
+    /// The parameter written in the header (bytes 22-23): `N`, or 0.
+    pub fn parameter(self) -> u16 {
+        match self {
+            Encoding::Plies => 0,
+            Encoding::NMove(n) => n,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,5 +262,32 @@ mod tests {
         assert!(!is_win(DRAW) && !is_loss(DRAW) && !is_win(UNUSED) && !is_loss(UNUSED));
         assert_eq!(Value::from_code(UNUSED), None);
         assert_eq!(Value::Loss(4).parent(), Value::Win(5));
+    }
+
+    #[test]
+    fn nmove_codes_tell_wins_from_losses_whatever_the_parity() {
+        let e = Encoding::NMove(10);
+        for v in [
+            Value::Loss(0),
+            Value::Loss(1),
+            Value::Win(1),
+            Value::Win(2),
+            Value::Draw,
+        ] {
+            assert_eq!(e.value(e.code(v)), Some(v));
+            assert_eq!(e.cursed(e.code(v)), None);
+        }
+        let cursed = e.cursed_code(true);
+        assert_eq!(
+            (e.value(cursed), e.cursed(cursed)),
+            (Some(Value::Draw), Some(true))
+        );
+        let blessed = e.cursed_code(false);
+        assert_eq!(
+            (e.value(blessed), e.cursed(blessed)),
+            (Some(Value::Draw), Some(false))
+        );
+        assert_eq!(e.value(e.code_of(true, 10)), Some(Value::Win(10)));
+        assert!(is_win(e.code(Value::Win(3))) && is_loss(e.code(Value::Loss(1))));
     }
 }

@@ -9,8 +9,8 @@
 //! | 12 | 4 | header length `H`: where the first block starts |
 //! | 16 | 4 | subspace: stones and hands `w b wh bh` |
 //! | 20 | 1 | value width in bytes of the code section (1 or 2) |
-//! | 21 | 1 | value encoding (1: code = plies + 1, 0 draw, all ones unused) |
-//! | 22 | 2 | reserved (0) |
+//! | 21 | 1 | value encoding (1: code = plies + 1, 0 draw, all ones unused; 2: the N-move rule's codes, [`crate::solve::value::Encoding`]) |
+//! | 22 | 2 | encoding parameter: N for encoding 2, else 0 |
 //! | 24 | 8 | slot count |
 //! | 32 | 4 | slots per block `S` |
 //! | 36 | 4 | blocks per section `n` = ceil(slots / S) |
@@ -36,7 +36,7 @@
 use super::{Table, TableError, code_at};
 use crate::index::Subspace;
 use crate::rules::Rules;
-use crate::solve::value::{DRAW, UNUSED};
+use crate::solve::value::{Encoding, Value};
 use memmap2::Mmap;
 use rayon::prelude::*;
 use std::cell::RefCell;
@@ -58,7 +58,6 @@ pub const DEFAULT_LEVEL: i32 = 3;
 const BLOCK_SLOTS: u32 = 1 << 14;
 const FIXED: usize = 52;
 const ENTRY: usize = 24;
-const ENCODING_PLIES_PLUS_ONE: u8 = 1;
 
 /// The two sections of a table file.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -109,22 +108,23 @@ impl Wdl {
     }
 }
 
-/// The 2-bit win/draw/loss field of a value code.
+/// The 2-bit win/draw/loss field of a value code: the value at counter 0
+/// (a cursed win or blessed loss of the N-move rule is a draw).
 #[inline]
-fn wdl_bits(code: u16) -> u8 {
-    match code {
-        DRAW => 0,
-        UNUSED => 3,
-        c if (c - 1) % 2 == 1 => 1,
-        _ => 2,
+fn wdl_bits(code: u16, encoding: Encoding) -> u8 {
+    match encoding.value(code) {
+        Some(Value::Draw) => 0,
+        None => 3,
+        Some(Value::Win(_)) => 1,
+        Some(Value::Loss(_)) => 2,
     }
 }
 
-fn pack_wdl(raw: &[u8], width: u8) -> Vec<u8> {
+fn pack_wdl(raw: &[u8], width: u8, encoding: Encoding) -> Vec<u8> {
     let n = raw.len() / width as usize;
     let mut out = vec![0u8; n.div_ceil(4)];
     for i in 0..n {
-        out[i / 4] |= wdl_bits(code_at(raw, width, i)) << (2 * (i % 4));
+        out[i / 4] |= wdl_bits(code_at(raw, width, i), encoding) << (2 * (i % 4));
     }
     out
 }
@@ -140,6 +140,8 @@ pub struct TableInfo {
     pub slots: u64,
     /// Bytes per value code.
     pub width: u8,
+    /// How the codes read.
+    pub encoding: Encoding,
     /// Slots per block.
     pub block_slots: u32,
     /// Blocks per section.
@@ -214,14 +216,23 @@ impl MappedTable {
             rules: String::from_utf8_lossy(&b[FIXED..FIXED + len]).into_owned(),
             slots: u64_at(24),
             width: b[20],
+            encoding: match (b[21], u16::from_le_bytes([b[22], b[23]])) {
+                (1, 0) => Encoding::Plies,
+                (2, n) if (1..=Rules::MAX_NMOVE).contains(&n) => Encoding::NMove(n),
+                (e, p) => {
+                    return Err(corrupt(format!(
+                        "value encoding {e} with parameter {p} not understood"
+                    )));
+                }
+            },
             block_slots: u32_at(32),
             blocks: u32_at(36),
             file_checksum: u64_at(40),
         };
-        if (info.width != 1 && info.width != 2) || b[21] != ENCODING_PLIES_PLUS_ONE {
+        if info.width != 1 && info.width != 2 {
             return Err(corrupt(format!(
-                "value width {} / encoding {} not understood",
-                info.width, b[21]
+                "value width {} not understood",
+                info.width
             )));
         }
         if info.block_slots == 0
@@ -273,6 +284,13 @@ impl MappedTable {
                 "built for rules `{}`, not `{}`",
                 t.info.rules,
                 rules.canonical()
+            )));
+        }
+        if t.info.encoding != Encoding::of(rules) {
+            return Err(mismatch(format!(
+                "its values are encoded as {:?}, the rules need {:?}",
+                t.info.encoding,
+                Encoding::of(rules)
             )));
         }
         if t.info.subspace != subspace {
@@ -433,7 +451,8 @@ impl MappedTable {
         for b in &blocks {
             data.extend_from_slice(b);
         }
-        Ok(Table::from_raw(self.info.subspace, self.info.width, data))
+        Ok(Table::from_raw(self.info.subspace, self.info.width, data)
+            .with_encoding(self.info.encoding))
     }
 }
 
@@ -482,7 +501,7 @@ pub(super) fn write(
         .par_iter()
         .map(|c| {
             Ok((
-                zstd::bulk::compress(&pack_wdl(c, width), level)?,
+                zstd::bulk::compress(&pack_wdl(c, width, table.encoding()), level)?,
                 zstd::bulk::compress(c, level)?,
             ))
         })
@@ -504,7 +523,18 @@ pub(super) fn write(
     header.extend_from_slice(MAGIC);
     header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     header.extend_from_slice(&(data_at as u32).to_le_bytes());
-    header.extend_from_slice(&[s.w, s.b, s.wh, s.bh, width, ENCODING_PLIES_PLUS_ONE, 0, 0]);
+    let encoding = table.encoding();
+    if encoding != Encoding::of(rules) {
+        return Err(TableError::Mismatch(
+            path.to_path_buf(),
+            format!(
+                "codes encoded as {encoding:?} written for rules `{}`",
+                rules.canonical()
+            ),
+        ));
+    }
+    let [p0, p1] = encoding.parameter().to_le_bytes();
+    header.extend_from_slice(&[s.w, s.b, s.wh, s.bh, width, encoding.id(), p0, p1]);
     header.extend_from_slice(&table.len().to_le_bytes());
     header.extend_from_slice(&BLOCK_SLOTS.to_le_bytes());
     header.extend_from_slice(&(n as u32).to_le_bytes());

@@ -21,7 +21,7 @@ pub use stats::{StatsFile, SubspaceStats};
 
 use crate::index::Subspace;
 use crate::rules::Rules;
-use crate::solve::value::UNUSED;
+use crate::solve::value::{Encoding, UNUSED, Value};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -57,6 +57,7 @@ pub struct Table {
     /// The subspace.
     pub subspace: Subspace,
     width: u8,
+    encoding: Encoding,
     data: Vec<u8>,
 }
 
@@ -75,8 +76,28 @@ impl Table {
         Table {
             subspace,
             width: if narrow { 1 } else { 2 },
+            encoding: Encoding::Plies,
             data,
         }
+    }
+
+    /// The same table with its codes read as `encoding` (the pure game's
+    /// plies unless set).
+    #[must_use]
+    pub fn with_encoding(mut self, encoding: Encoding) -> Table {
+        self.encoding = encoding;
+        self
+    }
+
+    /// How the codes read.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// The value of a slot at counter 0 (`None`: unused).
+    #[inline]
+    pub fn value(&self, slot: u64) -> Option<Value> {
+        self.encoding.value(self.code(slot))
     }
 
     /// A table from its raw little-endian codes of `width` bytes each.
@@ -84,6 +105,7 @@ impl Table {
         Table {
             subspace,
             width,
+            encoding: Encoding::Plies,
             data,
         }
     }

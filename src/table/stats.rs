@@ -21,6 +21,12 @@ pub struct SubspaceStats {
     pub longest_win: Option<u32>,
     /// Longest loss in plies, if any.
     pub longest_loss: Option<u32>,
+    /// N-move rule: won in the pure game, drawn at every counter.
+    #[serde(default)]
+    pub cursed_wins: u64,
+    /// N-move rule: lost in the pure game, drawn at every counter.
+    #[serde(default)]
+    pub blessed_losses: u64,
 }
 
 impl SubspaceStats {
@@ -34,6 +40,8 @@ impl SubspaceStats {
             losses: 0,
             longest_win: None,
             longest_loss: None,
+            cursed_wins: 0,
+            blessed_losses: 0,
         }
     }
 
@@ -45,15 +53,28 @@ impl SubspaceStats {
         self.losses += other.losses;
         self.longest_win = self.longest_win.max(other.longest_win);
         self.longest_loss = self.longest_loss.max(other.longest_loss);
+        self.cursed_wins += other.cursed_wins;
+        self.blessed_losses += other.blessed_losses;
     }
 
-    /// Counts the codes of a table.
+    /// Counts the codes of a table (under the N-move rule: values at
+    /// counter 0, plies meaning `Z`, and the cursed wins and blessed
+    /// losses among the draws).
     pub fn of_table(table: &Table) -> SubspaceStats {
         let mut s = SubspaceStats::empty(&table.subspace.to_string());
+        let encoding = table.encoding();
         for slot in 0..table.len() {
-            match Value::from_code(table.code(slot)) {
+            let code = table.code(slot);
+            match encoding.value(code) {
                 None => continue,
-                Some(Value::Draw) => s.draws += 1,
+                Some(Value::Draw) => {
+                    s.draws += 1;
+                    match encoding.cursed(code) {
+                        Some(true) => s.cursed_wins += 1,
+                        Some(false) => s.blessed_losses += 1,
+                        None => {}
+                    }
+                }
                 Some(Value::Win(d)) => {
                     s.wins += 1;
                     s.longest_win = s.longest_win.max(Some(d));
