@@ -188,6 +188,9 @@ pub struct PositionInput {
     pub moves: Vec<Move>,
     /// Notation to print moves in.
     pub notation: Notation,
+    /// The N-move counter (plies since the last mill in the moving phase),
+    /// when the input gave one: always below the rule's N.
+    pub counter: Option<u16>,
 }
 
 /// Plays a move list from the start (`-2 -3 1-9x13`, `g7 d7 ...`, tokens
@@ -231,6 +234,7 @@ pub fn play_move_list(text: &str, rules: &Rules) -> Result<PositionInput, ParseE
         position: pos,
         moves: played,
         notation: notation.unwrap_or_default(),
+        counter: None,
     })
 }
 
@@ -243,18 +247,66 @@ pub fn parse_position(text: &str, rules: &Rules) -> Result<PositionInput, ParseE
         position,
         moves: Vec::new(),
         notation: Notation::Coords,
+        counter: None,
     };
     // Move tokens never hold `/` or `.`; a board string without either is
     // a full board.
     let board_like =
         first.contains('/') || first.contains('.') || first.len() == rules.board().size as usize;
-    if board_like {
-        if first.chars().any(|c| matches!(c, 'O' | '@' | '*')) {
-            return parse_sanmill(text, rules).map(plain);
-        }
-        return parse_board_string(text, rules).map(plain);
+    if !board_like {
+        return play_move_list(text, rules);
     }
-    play_move_list(text, rules)
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    if first.chars().any(|c| matches!(c, 'O' | '@' | '*')) {
+        let mut input = plain(parse_sanmill(text, rules)?);
+        // Sanmill writes its N-move counter before the move number, the
+        // last field; it means nothing without the rule, so it is only read
+        // under one.
+        if rules.nmove.is_some() && fields.len() >= 10 {
+            input.counter = Some(parse_counter(
+                fields[fields.len() - 2],
+                &input.position,
+                rules,
+            )?);
+        }
+        return Ok(input);
+    }
+    if fields.len() == 5 {
+        let mut input = plain(parse_board_string(&fields[..4].join(" "), rules)?);
+        input.counter = Some(parse_counter(fields[4], &input.position, rules)?);
+        return Ok(input);
+    }
+    parse_board_string(text, rules).map(plain)
+}
+
+/// Reads an N-move counter for `pos`: a whole number of plies below the
+/// rule's N, 0 while stones are in hand (the counter starts when the
+/// placing phase ends).
+pub fn parse_counter(text: &str, pos: &Position, rules: &Rules) -> Result<u16, ParseError> {
+    let Some(n) = rules.nmove else {
+        return Err(ParseError::new(format!(
+            "counter `{text}`: rules {} have no N-move rule (add nmove=N to count plies without a mill)",
+            rules.short_name()
+        )));
+    };
+    let c: u16 = text.parse().map_err(|_| {
+        ParseError::new(format!(
+            "counter `{text}`: expected a whole number of plies from 0 to {}",
+            n - 1
+        ))
+    })?;
+    if c >= n {
+        return Err(ParseError::new(format!(
+            "counter {c}: under nmove={n} the game is drawn when the counter reaches {n}; expected 0 to {}",
+            n - 1
+        )));
+    }
+    if c > 0 && !pos.is_moving_phase() {
+        return Err(ParseError::new(format!(
+            "counter {c}: the counter starts when the placing phase ends; a position with stones in hand has counter 0"
+        )));
+    }
+    Ok(c)
 }
 
 #[cfg(test)]

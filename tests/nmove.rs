@@ -201,7 +201,7 @@ fn check_tables(spec: &str, rules: &Rules, n: u32, want: &HashMap<(u32, u32), Ve
     let folder = TableFolder::new(&db, rules);
     let pure = TableFolder::new(&db, &rules.pure());
     let indexer = Indexer::for_board(rules.board());
-    let encoding = Encoding::of(rules);
+    let encoding = Encoding::of(rules, true);
     let (mut cursed, mut checked) = (0, 0);
     for name in ["3-3", "4-3", "3-4"] {
         let s: Subspace = name.parse().unwrap();
@@ -249,4 +249,148 @@ fn tables_match_a_naive_counter_solver() {
 #[test]
 fn tables_match_a_naive_counter_solver_without_flying() {
     compare("standard,flying=off");
+}
+
+#[test]
+fn the_last_ply_before_the_counter_runs_out() {
+    // At counter N - 1: a mill wins, a quiet move that leaves the opponent
+    // without a move wins, any other quiet move reaches N and draws.
+    let spec = "standard,flying=off,nmove=10";
+    let rules: Rules = spec.parse().unwrap();
+    let db = std::env::temp_dir().join(format!("millbase-nmove-boundary-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    build(
+        &rules,
+        &BuildOptions {
+            db: &db,
+            subspaces: vec!["4-3".parse().unwrap()],
+            level: millbase::table::DEFAULT_LEVEL,
+        },
+        &NoProgress,
+    )
+    .unwrap();
+    let tables = millbase::query::TableSet::open(&db, &rules);
+    let idx = Indexer::for_board(rules.board()).subspace(4, 3);
+    let (mut mills, mut blocks, mut quiet) = (0, 0, 0);
+    let mut moves = Vec::new();
+    let mut replies = Vec::new();
+    for slot in (0..idx.slots()).step_by(7) {
+        if !idx.is_canonical(slot) {
+            continue;
+        }
+        let (us, them) = idx.position(slot).unwrap();
+        let pos = Position {
+            stones: ByColor {
+                white: us,
+                black: them,
+            },
+            hand: ByColor::default(),
+            to_move: Color::White,
+        };
+        legal_moves(&pos, &rules, &mut moves);
+        if moves.is_empty() {
+            continue;
+        }
+        let valued = tables.probe_moves_at(&pos, 9).unwrap();
+        for m in &valued {
+            let child = pos.play(&m.mv);
+            legal_moves(&child, &rules, &mut replies);
+            if !m.mv.removed.is_empty() {
+                // A mill from 4-3 leaves Black two stones: the game ends.
+                assert_eq!(m.value, Value::Win(1), "{}", pos.board_string(&rules));
+                mills += 1;
+            } else if replies.is_empty() {
+                assert_eq!(m.value, Value::Win(1), "{}", pos.board_string(&rules));
+                blocks += 1;
+            } else {
+                assert_eq!(m.value, Value::Draw, "{}", pos.board_string(&rules));
+                quiet += 1;
+            }
+        }
+        // The position's own value at counter 9 is its best move's.
+        assert_eq!(tables.probe_at(&pos, 9).unwrap().value, valued[0].value);
+    }
+    assert!(
+        mills > 100 && blocks > 0 && quiet > 100,
+        "{mills} {blocks} {quiet}"
+    );
+    let _ = std::fs::remove_dir_all(&db);
+}
+
+#[test]
+fn every_command_under_the_rule() {
+    let spec = "standard,stones=4,nmove=10";
+    let db = common::build_db("nmove", "cli", spec);
+    let d = db.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let mut all = vec![args[0], "--rules", spec, "--db", d];
+        all.extend_from_slice(&args[1..]);
+        common::run(&all)
+    };
+    let text = |o: &std::process::Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    let o = run(&["check"]);
+    assert!(text(&o).contains("all consistent"), "{}", text(&o));
+    let o = run(&["verify"]);
+    assert!(text(&o).contains("both methods agree"), "{}", text(&o));
+    // Gasser's longest 3-3 loss (26 plies) is a blessed loss under nmove=10.
+    let gasser = ".WWBW..B/......../.B...... b 0 0";
+    let o = run(&["query", "--json", gasser, "--counter", "3"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (j["value"].as_str(), j["counter"].as_u64()),
+        (Some("draw"), Some(3)),
+        "{j}"
+    );
+    assert_eq!(j["rule_draw"], "blessed loss", "{j}");
+    assert_eq!(j["pure"]["plies"], 26, "{j}");
+    // The counter as a fifth field of the board string, and in a batch.
+    let o = run(&["query", "--json", &format!("{gasser} 3")]);
+    let k: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j, k);
+    for bad in ["x", "-1", "10", "1.5"] {
+        let o = run(&["query", gasser, "--counter", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", text(&o));
+        assert!(text(&o).contains("counter"), "{}", text(&o));
+    }
+    // A counter while stones are in hand, and under rules without the rule.
+    let o = run(&["query", "--counter", "2", "start"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let o = common::run(&[
+        "query",
+        "--rules",
+        "standard,stones=4",
+        "--db",
+        d,
+        &format!("{gasser} 3"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("no N-move rule"), "{}", text(&o));
+    // stats count the cursed wins and blessed losses.
+    let o = run(&["stats", "--json"]);
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(s["total"]["blessed_losses"].as_u64().unwrap() > 0, "{s}");
+    assert!(s["total"]["cursed_wins"].as_u64().unwrap() > 0, "{s}");
+    // A cursed win marked as a plain draw: `check` names the slot.
+    let rules: Rules = spec.parse().unwrap();
+    let s: Subspace = "3-3".parse().unwrap();
+    let folder = TableFolder::new(&db, &rules);
+    let table = folder.load(s).unwrap();
+    let e = table.encoding();
+    let slot = (0..table.len())
+        .find(|&i| e.cursed(table.code(i)) == Some(true))
+        .unwrap();
+    let codes: Vec<u16> = (0..table.len())
+        .map(|i| if i == slot { 0 } else { table.code(i) })
+        .collect();
+    common::rewrite_table(&db, &rules, s, &codes);
+    let o = run(&["check", "--subspaces", "3-3"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains(&format!("slot {slot} ")), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(db);
 }

@@ -116,7 +116,7 @@ fn check_one(
 ) -> Result<SubspaceCheck, TableError> {
     // How a child's value reaches its parent: in the moving phase under the
     // N-move rule it depends on the counter (see `Encoding::after_move`).
-    let encoding = Encoding::of(rules);
+    let encoding = Encoding::of(rules, s.is_moving());
     let moving = s.is_moving();
     let after = |v: Value, mill: bool| {
         if moving {

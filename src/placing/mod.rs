@@ -224,7 +224,7 @@ fn solve_subspace(
                     .map(|c| (indexer.subspace(c.w, c.b), &tables[c]))
             })
             .collect(),
-        encoding: Encoding::of(rules),
+        encoding: Encoding::of(rules, false),
     };
     let quiet = children.by_removed[0].as_ref();
     let broken = AtomicBool::new(false);

@@ -17,7 +17,7 @@
 use crate::index::{Indexer, Subspace};
 use crate::position::Position;
 use crate::rules::Rules;
-use crate::solve::value::Value;
+use crate::solve::value::{Encoding, Value};
 use crate::table::{MappedTable, Section, TableError, TableFolder, Wdl};
 use std::collections::HashMap;
 use std::path::Path;
@@ -283,8 +283,96 @@ impl TableSet {
         ))
     }
 
+    /// The raw code of a position's slot and how it reads.
+    fn probe_code(&self, pos: &Position) -> Result<(u16, Encoding), ProbeError> {
+        match self.locate(pos)? {
+            Lookup::Known(v) => {
+                let e = Encoding::of(&self.rules, pos.is_moving_phase());
+                Ok((e.code(v), e))
+            }
+            Lookup::Slot(s, number, slot) => {
+                let table = self.table(s, number)?;
+                let code =
+                    self.with_block(table, s, Section::Codes, slot, |b| table.code_in(b, slot))?;
+                if code == crate::solve::value::UNUSED {
+                    return Err(self.unused(s, slot));
+                }
+                Ok((code, table.info().encoding))
+            }
+        }
+    }
+
+    /// The value of a position for the side to move at N-move counter
+    /// `counter` (0 without the rule, and always 0 while stones are in
+    /// hand): decided when its `Z` is at most `N - counter`.
+    pub fn probe_at(&self, pos: &Position, counter: u16) -> Result<CounterValue, ProbeError> {
+        let (code, encoding) = self.probe_code(pos)?;
+        let at_zero = encoding.value(code).expect("used slot");
+        let limit = match encoding {
+            Encoding::NMove(n) => n.saturating_sub(counter) as u32,
+            _ => u32::MAX,
+        };
+        let value = match at_zero {
+            Value::Win(z) | Value::Loss(z) if z > limit => Value::Draw,
+            v => v,
+        };
+        let rule_draw = match (value, at_zero) {
+            (Value::Draw, Value::Win(_)) => Some(true),
+            (Value::Draw, Value::Loss(_)) => Some(false),
+            _ => encoding.cursed(code),
+        };
+        Ok(CounterValue {
+            value,
+            z: at_zero.plies(),
+            rule_draw,
+        })
+    }
+
+    /// The value of every legal move of `pos` at N-move counter `counter`,
+    /// best first: a quiet move of the moving phase advances the counter
+    /// (reaching N draws, unless the move ends the game), a mill resets it.
+    pub fn probe_moves_at(
+        &self,
+        pos: &Position,
+        counter: u16,
+    ) -> Result<Vec<MoveValue>, ProbeError> {
+        let Some(n) = self.rules.nmove else {
+            return self.probe_moves(pos);
+        };
+        let mut moves = Vec::new();
+        crate::moves::legal_moves(pos, &self.rules, &mut moves);
+        let mut replies = Vec::new();
+        let mut out = moves
+            .into_iter()
+            .map(|mv| {
+                let child = pos.play(&mv);
+                let next = if !pos.is_moving_phase() || !mv.removed.is_empty() {
+                    0
+                } else {
+                    counter + 1
+                };
+                let value = if next >= n {
+                    crate::moves::legal_moves(&child, &self.rules, &mut replies);
+                    if replies.is_empty() {
+                        self.probe(&child)?
+                    } else {
+                        Value::Draw
+                    }
+                } else {
+                    self.probe_at(&child, next)?.value
+                };
+                Ok(MoveValue {
+                    mv,
+                    value: value.parent(),
+                })
+            })
+            .collect::<Result<Vec<_>, ProbeError>>()?;
+        out.sort_by_key(|m| best_first(&m.value));
+        Ok(out)
+    }
+
     /// The value of a position for the side to move, with the plies to the
-    /// end.
+    /// end (under the N-move rule: at counter 0, the plies being `Z`).
     pub fn probe(&self, pos: &Position) -> Result<Value, ProbeError> {
         match self.locate(pos)? {
             Lookup::Known(v) => Ok(v),
@@ -313,6 +401,22 @@ impl TableSet {
             }
         }
     }
+}
+
+/// A position's value at an N-move counter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CounterValue {
+    /// Win, draw or loss at the counter (the plies of a win or loss: `Z`
+    /// under the N-move rule, else to the end of the game).
+    pub value: Value,
+    /// The plies stored for the position: `Z` (at most `N`) where the rule
+    /// decides it at counter 0, the plies to the end in the pure game;
+    /// `None` for a draw at counter 0.
+    pub z: Option<u32>,
+    /// For a draw under the N-move rule, whether the pure game wins it
+    /// (`Some(true)`: a cursed win at this counter) or loses it
+    /// (`Some(false)`: a blessed loss).
+    pub rule_draw: Option<bool>,
 }
 
 /// A move with its value for the side that makes it.

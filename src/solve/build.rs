@@ -134,7 +134,12 @@ pub fn build(
     // The N-move rule's tables tell cursed wins and blessed losses from
     // draws by the pure game's tables: those come first.
     let pure = if rules.nmove.is_some() {
-        build(&rules.pure(), opts, progress)?;
+        let pure_opts = BuildOptions {
+            db: opts.db,
+            subspaces: wanted.clone(),
+            level: opts.level,
+        };
+        build(&rules.pure(), &pure_opts, progress)?;
         Some(TableFolder::new(opts.db, &rules.pure()))
     } else {
         None

@@ -247,8 +247,8 @@ impl Pair<'_> {
         // The pure game's codes tell a win from a loss by the depth's
         // parity; the N-move rule's have both at each depth.
         let kinds: &[bool] = match self.encoding {
-            Encoding::Plies => &[d % 2 == 0],
-            Encoding::NMove(_) => &[true, false],
+            Encoding::Plies => &[d.is_multiple_of(2)],
+            Encoding::NMove(_) | Encoding::Signed => &[true, false],
         };
         let mut done = 0;
         for &lost in kinds {
@@ -466,7 +466,7 @@ pub fn solve_pair(
     let idx: Vec<SubspaceIndex<'static>> =
         subs.iter().map(|&(w, b)| indexer.subspace(w, b)).collect();
     let slots: u64 = idx.iter().map(|i| i.slots()).sum();
-    let encoding = Encoding::of(rules);
+    let encoding = Encoding::of(rules, true);
     let pair = Pair {
         board,
         rules,
@@ -491,8 +491,8 @@ pub fn solve_pair(
     // Under the N-move rule a position decided at depth N has predecessors
     // at N + 1, which no counter lets win: they stay drawn.
     let last = match encoding {
-        Encoding::Plies => value::MAX_DEPTH,
         Encoding::NMove(n) => n as u32,
+        _ => value::MAX_DEPTH,
     };
     let mut d = 0u32;
     while d < last && encoding.code_of(false, d) <= pair.max_code.load(Relaxed) {

@@ -118,14 +118,21 @@ pub enum Encoding {
     /// `Z = N + 1` marks a cursed win or a blessed loss: won or lost in the
     /// pure game, drawn at every counter. 0 is a draw.
     NMove(u16),
+    /// The placing phase under the N-move rule: `2 d + 1` for a loss,
+    /// `2 d + 2` for a win, `d` the plies to the first mill or end of the
+    /// moving phase (whose positions are read at counter 0); no counter
+    /// runs, so nothing is cursed.
+    Signed,
 }
 
 impl Encoding {
-    /// The encoding of the tables of `rules`.
-    pub fn of(rules: &crate::rules::Rules) -> Encoding {
+    /// The encoding of the tables of `rules`, for the moving phase
+    /// (`moving`) or the placing phase.
+    pub fn of(rules: &crate::rules::Rules, moving: bool) -> Encoding {
         match rules.nmove {
             None => Encoding::Plies,
-            Some(n) => Encoding::NMove(n),
+            Some(n) if moving => Encoding::NMove(n),
+            Some(_) => Encoding::Signed,
         }
     }
 
@@ -134,7 +141,7 @@ impl Encoding {
     pub fn code_of(self, win: bool, d: u32) -> u16 {
         match self {
             Encoding::Plies => Value::code_of_depth(d),
-            Encoding::NMove(_) => {
+            Encoding::NMove(_) | Encoding::Signed => {
                 assert!(
                     2 * d + 2 < UNUSED as u32,
                     "depth {d} overflows the value code"
@@ -149,7 +156,7 @@ impl Encoding {
     pub fn depth(self, code: u16) -> u32 {
         match self {
             Encoding::Plies => code as u32 - 1,
-            Encoding::NMove(_) => (code as u32 - 1) / 2,
+            Encoding::NMove(_) | Encoding::Signed => (code as u32 - 1) / 2,
         }
     }
 
@@ -159,12 +166,16 @@ impl Encoding {
     pub fn value(self, code: u16) -> Option<Value> {
         match self {
             Encoding::Plies => Value::from_code(code),
-            Encoding::NMove(n) => match code {
+            Encoding::NMove(_) | Encoding::Signed => match code {
                 DRAW => Some(Value::Draw),
                 UNUSED => None,
                 c => {
                     let z = self.depth(c);
-                    Some(if z > n as u32 {
+                    let limit = match self {
+                        Encoding::NMove(n) => n as u32,
+                        _ => u32::MAX,
+                    };
+                    Some(if z > limit {
                         Value::Draw
                     } else if is_win(c) {
                         Value::Win(z)
@@ -201,8 +212,8 @@ impl Encoding {
     /// The code marking a cursed win (`true`) or blessed loss.
     pub fn cursed_code(self, win: bool) -> u16 {
         match self {
-            Encoding::Plies => panic!("the pure game has no cursed wins"),
             Encoding::NMove(n) => self.code_of(win, n as u32 + 1),
+            _ => panic!("only the N-move rule's moving phase has cursed wins"),
         }
     }
 
@@ -214,7 +225,7 @@ impl Encoding {
     #[inline]
     pub fn after_move(self, child: Value, mill: bool) -> Value {
         match self {
-            Encoding::Plies => child,
+            Encoding::Plies | Encoding::Signed => child,
             Encoding::NMove(n) => match child {
                 Value::Draw => Value::Draw,
                 Value::Win(_) if mill => Value::Win(0),
@@ -230,13 +241,14 @@ impl Encoding {
         match self {
             Encoding::Plies => 1,
             Encoding::NMove(_) => 2,
+            Encoding::Signed => 3,
         }
     }
 
     /// The parameter written in the header (bytes 22-23): `N`, or 0.
     pub fn parameter(self) -> u16 {
         match self {
-            Encoding::Plies => 0,
+            Encoding::Plies | Encoding::Signed => 0,
             Encoding::NMove(n) => n,
         }
     }

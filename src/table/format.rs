@@ -9,7 +9,7 @@
 //! | 12 | 4 | header length `H`: where the first block starts |
 //! | 16 | 4 | subspace: stones and hands `w b wh bh` |
 //! | 20 | 1 | value width in bytes of the code section (1 or 2) |
-//! | 21 | 1 | value encoding (1: code = plies + 1, 0 draw, all ones unused; 2: the N-move rule's codes, [`crate::solve::value::Encoding`]) |
+//! | 21 | 1 | value encoding (1: code = plies + 1, 0 draw, all ones unused; 2 and 3: the N-move rule's moving and placing phase, [`crate::solve::value::Encoding`]) |
 //! | 22 | 2 | encoding parameter: N for encoding 2, else 0 |
 //! | 24 | 8 | slot count |
 //! | 32 | 4 | slots per block `S` |
@@ -219,6 +219,7 @@ impl MappedTable {
             encoding: match (b[21], u16::from_le_bytes([b[22], b[23]])) {
                 (1, 0) => Encoding::Plies,
                 (2, n) if (1..=Rules::MAX_NMOVE).contains(&n) => Encoding::NMove(n),
+                (3, 0) => Encoding::Signed,
                 (e, p) => {
                     return Err(corrupt(format!(
                         "value encoding {e} with parameter {p} not understood"
@@ -286,11 +287,11 @@ impl MappedTable {
                 rules.canonical()
             )));
         }
-        if t.info.encoding != Encoding::of(rules) {
+        let want = Encoding::of(rules, subspace.is_moving());
+        if t.info.encoding != want {
             return Err(mismatch(format!(
-                "its values are encoded as {:?}, the rules need {:?}",
-                t.info.encoding,
-                Encoding::of(rules)
+                "its values are encoded as {:?}, the rules need {want:?}",
+                t.info.encoding
             )));
         }
         if t.info.subspace != subspace {
@@ -524,7 +525,7 @@ pub(super) fn write(
     header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     header.extend_from_slice(&(data_at as u32).to_le_bytes());
     let encoding = table.encoding();
-    if encoding != Encoding::of(rules) {
+    if encoding != Encoding::of(rules, table.subspace.is_moving()) {
         return Err(TableError::Mismatch(
             path.to_path_buf(),
             format!(

@@ -169,8 +169,14 @@ pub fn rewrite_table(
     s: millbase::index::Subspace,
     codes: &[u16],
 ) {
+    use millbase::solve::value::Encoding;
     use millbase::table::{DEFAULT_LEVEL, Table, TableFolder};
-    TableFolder::new(db, rules)
-        .write(&Table::from_codes(s, codes), DEFAULT_LEVEL)
+    let folder = TableFolder::new(db, rules);
+    let encoding = Encoding::of(&folder.table_rules(s), s.is_moving());
+    folder
+        .write(
+            &Table::from_codes(s, codes).with_encoding(encoding),
+            DEFAULT_LEVEL,
+        )
         .unwrap();
 }
