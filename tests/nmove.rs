@@ -65,11 +65,14 @@ fn sets(n: u8, k: u32) -> Vec<u32> {
     (0u32..1 << n).filter(|s| s.count_ones() == k).collect()
 }
 
-/// The classes of a group of subspaces and their moves: (closes a mill,
-/// the child's class, or `None` when the opponent is left below 3 stones).
+/// A move: whether it closes a mill, and the child's class (`None` when
+/// the opponent is left below 3 stones).
+type Edge = (bool, Option<(u32, u32)>);
+
+/// The classes of a group of subspaces and their moves.
 struct Graph {
     nodes: Vec<(u32, u32)>,
-    children: Vec<Vec<(bool, Option<(u32, u32)>)>>,
+    children: Vec<Vec<Edge>>,
     index: HashMap<(u32, u32), usize>,
 }
 
