@@ -24,42 +24,7 @@ enum Wdl {
     Loss,
 }
 
-/// Each symmetry as three byte-indexed tables of images, for a fast
-/// brute-force canonical form.
-struct Images(Vec<[[u32; 256]; 3]>);
-
-impl Images {
-    fn new(rules: &Rules) -> Images {
-        Images(
-            rules
-                .board()
-                .symmetries
-                .iter()
-                .map(|s| {
-                    let mut t = [[0u32; 256]; 3];
-                    for (k, tk) in t.iter_mut().enumerate() {
-                        for (v, out) in tk.iter_mut().enumerate() {
-                            *out = s.apply_set(PointSet((v as u32) << (8 * k))).0;
-                        }
-                    }
-                    t
-                })
-                .collect(),
-        )
-    }
-
-    /// The smallest image of `(us, them)`.
-    fn canonical(&self, us: u32, them: u32) -> (u32, u32) {
-        let img = |t: &[[u32; 256]; 3], s: u32| {
-            t[0][(s & 255) as usize] | t[1][(s >> 8 & 255) as usize] | t[2][(s >> 16) as usize]
-        };
-        self.0
-            .iter()
-            .map(|t| (img(t, us), img(t, them)))
-            .min()
-            .unwrap()
-    }
-}
+use common::Images;
 
 fn sets(n: u8, k: u32) -> Vec<u32> {
     (0u32..1 << n).filter(|s| s.count_ones() == k).collect()
@@ -77,7 +42,7 @@ struct Graph {
 }
 
 fn graph(rules: &Rules, group: &[(u32, u32)]) -> Graph {
-    let images = Images::new(rules);
+    let images = Images::new(rules.board());
     let size = rules.board().size;
     let mut nodes: Vec<(u32, u32)> = Vec::new();
     for &(w, b) in group {
@@ -172,6 +137,22 @@ fn naive(n: u32, groups: &[Graph]) -> HashMap<(u32, u32), Vec<Wdl>> {
     known
 }
 
+/// Builds the moving-phase tables 3-3, 4-3 and 3-4 of `rules` into a
+/// fresh folder `db`.
+fn build_4_3(rules: &Rules, db: &std::path::Path) {
+    let _ = std::fs::remove_dir_all(db);
+    build(
+        rules,
+        &BuildOptions {
+            db,
+            subspaces: vec!["4-3".parse().unwrap()],
+            level: millbase::table::DEFAULT_LEVEL,
+        },
+        &NoProgress,
+    )
+    .unwrap();
+}
+
 fn compare(base: &str) {
     let rules: Rules = base.parse().unwrap();
     // Built once per rule set: the moves do not depend on N.
@@ -190,17 +171,7 @@ fn check_tables(spec: &str, rules: &Rules, n: u32, want: &HashMap<(u32, u32), Ve
         std::process::id(),
         spec.replace([',', '='], "-")
     ));
-    let _ = std::fs::remove_dir_all(&db);
-    build(
-        rules,
-        &BuildOptions {
-            db: &db,
-            subspaces: vec!["4-3".parse().unwrap()],
-            level: millbase::table::DEFAULT_LEVEL,
-        },
-        &NoProgress,
-    )
-    .unwrap();
+    build_4_3(rules, &db);
     let folder = TableFolder::new(&db, rules);
     let pure = TableFolder::new(&db, &rules.pure());
     let indexer = Indexer::for_board(rules.board());
@@ -261,17 +232,7 @@ fn the_last_ply_before_the_counter_runs_out() {
     let spec = "standard,flying=off,nmove=10";
     let rules: Rules = spec.parse().unwrap();
     let db = std::env::temp_dir().join(format!("millbase-nmove-boundary-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&db);
-    build(
-        &rules,
-        &BuildOptions {
-            db: &db,
-            subspaces: vec!["4-3".parse().unwrap()],
-            level: millbase::table::DEFAULT_LEVEL,
-        },
-        &NoProgress,
-    )
-    .unwrap();
+    build_4_3(&rules, &db);
     let tables = millbase::query::TableSet::open(&db, &rules);
     let idx = Indexer::for_board(rules.board()).subspace(4, 3);
     let (mut mills, mut blocks, mut quiet) = (0, 0, 0);

@@ -12,7 +12,7 @@ use millbase::rules::FullBoard;
 use millbase::solve::NoProgress;
 use millbase::solve::build::{BuildOptions, build};
 use millbase::solve::value::Value;
-use millbase::{Board, ByColor, Color, PointSet, Position, Rules};
+use millbase::{ByColor, Color, PointSet, Position, Rules};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -23,41 +23,7 @@ fn temp_db(name: &str) -> PathBuf {
     dir
 }
 
-/// Each symmetry as three byte-indexed tables of images.
-struct Images(Vec<[[u32; 256]; 3]>);
-
-impl Images {
-    fn new(board: &Board) -> Images {
-        Images(
-            board
-                .symmetries
-                .iter()
-                .map(|s| {
-                    let mut t = [[0u32; 256]; 3];
-                    for (k, tk) in t.iter_mut().enumerate() {
-                        for (v, out) in tk.iter_mut().enumerate() {
-                            *out = s.apply_set(PointSet((v as u32) << (8 * k))).0;
-                        }
-                    }
-                    t
-                })
-                .collect(),
-        )
-    }
-
-    fn image(t: &[[u32; 256]; 3], s: u32) -> u32 {
-        t[0][(s & 255) as usize] | t[1][(s >> 8 & 255) as usize] | t[2][(s >> 16) as usize]
-    }
-
-    /// The smallest of the 16 images of a board, by brute force.
-    fn canonical(&self, us: PointSet, them: PointSet) -> (u32, u32) {
-        self.0
-            .iter()
-            .map(|t| (Self::image(t, us.0), Self::image(t, them.0)))
-            .min()
-            .unwrap()
-    }
-}
+use common::Images;
 
 fn sets(n: u8, k: u32) -> Vec<u32> {
     (0u32..1 << n).filter(|s| s.count_ones() == k).collect()
@@ -85,7 +51,7 @@ fn naive_values(rules: &Rules, subspaces: &[(u32, u32)]) -> HashMap<(u32, u32), 
                 them_sets
                     .iter()
                     .filter(move |&&t| t & us == 0)
-                    .filter(move |&&t| images.canonical(PointSet(us), PointSet(t)) == (us, t))
+                    .filter(move |&&t| images.canonical(us, t) == (us, t))
                     .map(move |&t| (us, t))
             })
             .collect();
@@ -118,7 +84,7 @@ fn naive_values(rules: &Rules, subspaces: &[(u32, u32)]) -> HashMap<(u32, u32), 
                     if c.stones.black.len() < 3 {
                         None
                     } else {
-                        let key = images.canonical(c.stones.black, c.stones.white);
+                        let key = images.canonical(c.stones.black.0, c.stones.white.0);
                         Some(id(key))
                     }
                 })

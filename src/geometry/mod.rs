@@ -101,6 +101,8 @@ impl Symmetry {
 pub struct BoardSpec {
     /// Name used in rule sets (`board=NAME`).
     pub name: &'static str,
+    /// A board whose lines and edges this one has too (same points).
+    pub extends: Option<&'static BoardSpec>,
     /// Coordinate label of each point, in point order.
     pub coords: &'static [&'static str],
     /// The lines of three (mills).
@@ -137,6 +139,7 @@ pub struct Board {
 /// The standard Nine Men's Morris board (RULES.md section 2).
 pub const STANDARD_SPEC: BoardSpec = BoardSpec {
     name: "standard",
+    extends: None,
     coords: &[
         "a7", "d7", "g7", "g4", "g1", "d1", "a1", "a4", "b6", "d6", "f6", "f4", "f2", "d2", "b2",
         "b4", "c5", "d5", "e5", "e4", "e3", "d3", "c3", "c4",
@@ -209,64 +212,13 @@ pub const STANDARD_SPEC: BoardSpec = BoardSpec {
 
 /// The standard board with the four diagonals through the corners, each a
 /// line and two edges (RULES.md 4.1): twelve men's morris, Morabaraba.
+/// Its lines and edges are the standard board's plus these.
 pub const DIAGONALS_SPEC: BoardSpec = BoardSpec {
     name: "diagonals",
+    extends: Some(&STANDARD_SPEC),
     coords: STANDARD_SPEC.coords,
-    lines: &[
-        [0, 1, 2],
-        [2, 3, 4],
-        [4, 5, 6],
-        [6, 7, 0],
-        [8, 9, 10],
-        [10, 11, 12],
-        [12, 13, 14],
-        [14, 15, 8],
-        [16, 17, 18],
-        [18, 19, 20],
-        [20, 21, 22],
-        [22, 23, 16],
-        [1, 9, 17],
-        [3, 11, 19],
-        [5, 13, 21],
-        [7, 15, 23],
-        [0, 8, 16],
-        [2, 10, 18],
-        [4, 12, 20],
-        [6, 14, 22],
-    ],
+    lines: &[[0, 8, 16], [2, 10, 18], [4, 12, 20], [6, 14, 22]],
     edges: &[
-        (0, 1),
-        (1, 2),
-        (2, 3),
-        (3, 4),
-        (4, 5),
-        (5, 6),
-        (6, 7),
-        (7, 0),
-        (8, 9),
-        (9, 10),
-        (10, 11),
-        (11, 12),
-        (12, 13),
-        (13, 14),
-        (14, 15),
-        (15, 8),
-        (16, 17),
-        (17, 18),
-        (18, 19),
-        (19, 20),
-        (20, 21),
-        (21, 22),
-        (22, 23),
-        (23, 16),
-        (1, 9),
-        (9, 17),
-        (3, 11),
-        (11, 19),
-        (5, 13),
-        (13, 21),
-        (7, 15),
-        (15, 23),
         (0, 8),
         (8, 16),
         (2, 10),
@@ -283,6 +235,7 @@ pub const DIAGONALS_SPEC: BoardSpec = BoardSpec {
 /// (RULES.md 4.2).
 pub const SIX_SPEC: BoardSpec = BoardSpec {
     name: "six",
+    extends: None,
     coords: &[
         "a5", "c5", "e5", "e3", "e1", "c1", "a1", "a3", "b4", "c4", "d4", "d3", "d2", "c2", "b2",
         "b3",
@@ -330,6 +283,7 @@ pub const SIX_SPEC: BoardSpec = BoardSpec {
 /// Three men's morris: a 3x3 grid with both diagonals (RULES.md 4.3).
 pub const THREE_SPEC: BoardSpec = BoardSpec {
     name: "three",
+    extends: None,
     coords: &["a3", "b3", "c3", "c2", "c1", "b1", "a1", "a2", "b2"],
     lines: &[
         [0, 1, 2],
@@ -412,17 +366,19 @@ impl Board {
                 .filter(|p| p.index() < size)
                 .expect("point in spec")
         };
+        let base = spec.extends.map_or(&[][..], |b| b.edges);
+        let base_lines = spec.extends.map_or(&[][..], |b| b.lines);
         let mut neighbours = [PointSet::EMPTY; MAX_POINTS];
         let mut edges = Vec::new();
-        for &(a, b) in spec.edges {
+        for &(a, b) in base.iter().chain(spec.edges) {
             let (a, b) = (pt(a.min(b)), pt(a.max(b)));
             neighbours[a.index()] = neighbours[a.index()].with(b);
             neighbours[b.index()] = neighbours[b.index()].with(a);
             edges.push((a, b));
         }
-        let lines: Vec<PointSet> = spec
-            .lines
+        let lines: Vec<PointSet> = base_lines
             .iter()
+            .chain(spec.lines)
             .map(|l| l.iter().map(|&n| pt(n)).collect())
             .collect();
         let lines_through = (0..size)

@@ -69,6 +69,42 @@ pub fn random_position(rng: &mut Rng, rules: &Rules) -> Position {
     }
 }
 
+/// Each symmetry of a board as three byte-indexed tables of images: a
+/// brute-force canonical form, independent of the indexer.
+pub struct Images(Vec<[[u32; 256]; 3]>);
+
+impl Images {
+    pub fn new(board: &millbase::Board) -> Images {
+        Images(
+            board
+                .symmetries
+                .iter()
+                .map(|s| {
+                    let mut t = [[0u32; 256]; 3];
+                    for (k, tk) in t.iter_mut().enumerate() {
+                        for (v, out) in tk.iter_mut().enumerate() {
+                            *out = s.apply_set(PointSet((v as u32) << (8 * k))).0;
+                        }
+                    }
+                    t
+                })
+                .collect(),
+        )
+    }
+
+    /// The smallest of the images of the position `(us, them)`.
+    pub fn canonical(&self, us: u32, them: u32) -> (u32, u32) {
+        let img = |t: &[[u32; 256]; 3], s: u32| {
+            t[0][(s & 255) as usize] | t[1][(s >> 8 & 255) as usize] | t[2][(s >> 16) as usize]
+        };
+        self.0
+            .iter()
+            .map(|t| (img(t, us), img(t, them)))
+            .min()
+            .unwrap()
+    }
+}
+
 /// The rule sets every rules-level property is checked under.
 pub fn rule_variants() -> Vec<Rules> {
     [
