@@ -127,6 +127,10 @@ struct Pair<'a> {
     idx: Vec<SubspaceIndex<'static>>,
     values: Vec<Vec<AtomicU16>>,
     counts: Vec<Vec<AtomicU8>>,
+    /// Per slot with in-pair children, what its exits say (see
+    /// [`ExitSummary`]), so that a position whose last in-pair child is
+    /// decided needs no second pass over its moves.
+    exit_summary: Vec<Vec<AtomicU8>>,
     max_code: AtomicU16,
 }
 
@@ -221,6 +225,8 @@ impl Pair<'_> {
                                 ));
                             }
                             self.counts[i][slot as usize].store(children.len() as u8, Relaxed);
+                            self.exit_summary[i][slot as usize]
+                                .store(ExitSummary::of(&o).0, Relaxed);
                             DRAW
                         };
                         cell.store(code, Relaxed);
@@ -359,10 +365,16 @@ impl Pair<'_> {
                         count.store(c, Relaxed);
                         if c == 0 {
                             // Every in-pair child is won: a loss unless an exit draws.
-                            let (us, them) = self.idx[o].position(p as u64).expect("slot in range");
-                            let ex = self.outlook(o, us, them, children, sets);
-                            if !ex.exit_draw && ex.min_exit_loss.is_none() {
-                                let deepest = ex.max_exit_win.map_or(d, |m| m.max(d));
+                            let summary =
+                                ExitSummary(self.exit_summary[o][p as usize].load(Relaxed));
+                            let exits = summary.read().unwrap_or_else(|| {
+                                let (us, them) =
+                                    self.idx[o].position(p as u64).expect("slot in range");
+                                let ex = self.outlook(o, us, them, children, sets);
+                                (ex.exit_draw, ex.max_exit_win)
+                            });
+                            if let (false, max_exit_win) = exits {
+                                let deepest = max_exit_win.map_or(d, |m| m.max(d));
                                 let code = self.encoding.code_of(false, deepest + 1);
                                 cell.store(code, Relaxed);
                                 max_code = max_code.max(code);
@@ -373,6 +385,40 @@ impl Pair<'_> {
                 self.max_code.fetch_max(max_code, Relaxed);
             },
         );
+    }
+}
+
+/// The exits of a position that waits for its in-pair children, in a
+/// byte: 0 none won or drawn, `1 + d` the deepest won exit at depth `d`,
+/// [`ExitSummary::DRAW`] an exit that draws, [`ExitSummary::DEEP`] too deep
+/// to keep (read the moves again).
+#[derive(Clone, Copy)]
+struct ExitSummary(u8);
+
+impl ExitSummary {
+    const DRAW: u8 = 255;
+    const DEEP: u8 = 254;
+
+    fn of(o: &Outlook) -> ExitSummary {
+        ExitSummary(if o.exit_draw {
+            Self::DRAW
+        } else {
+            match o.max_exit_win {
+                None => 0,
+                Some(d) if d + 1 < Self::DEEP as u32 => d as u8 + 1,
+                Some(_) => Self::DEEP,
+            }
+        })
+    }
+
+    /// (an exit draws, the deepest won exit), or `None` to read the moves.
+    fn read(self) -> Option<(bool, Option<u32>)> {
+        match self.0 {
+            Self::DRAW => Some((true, None)),
+            Self::DEEP => None,
+            0 => Some((false, None)),
+            d => Some((false, Some(d as u32 - 1))),
+        }
     }
 }
 
@@ -477,6 +523,10 @@ pub fn solve_pair(
             .map(|i| (0..i.slots()).map(|_| AtomicU16::new(DRAW)).collect())
             .collect(),
         counts: idx
+            .iter()
+            .map(|i| (0..i.slots()).map(|_| AtomicU8::new(0)).collect())
+            .collect(),
+        exit_summary: idx
             .iter()
             .map(|i| (0..i.slots()).map(|_| AtomicU8::new(0)).collect())
             .collect(),
