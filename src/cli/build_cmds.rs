@@ -294,13 +294,25 @@ pub fn stats_cmd(rules: &Rules, args: &StatsArgs) -> Result<(), CliError> {
         return Ok(());
     }
     let opt = |o: Option<u32>| o.map_or("-".to_string(), |d| d.to_string());
-    println!(
-        "{:<10} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
-        "subspace", "positions", "wins", "draws", "losses", "max win", "max loss"
+    // Under the N-move rule: values at counter 0, the longest `Z`, and the
+    // draws the pure game decides.
+    let nmove = rules.nmove.is_some();
+    let (max_win, max_loss) = if nmove {
+        ("max Z win", "max Z loss")
+    } else {
+        ("max win", "max loss")
+    };
+    let mut head = format!(
+        "{:<10} {:>13} {:>13} {:>13} {:>13} {:>10} {:>10}",
+        "subspace", "positions", "wins", "draws", "losses", max_win, max_loss
     );
+    if nmove {
+        head.push_str(&format!(" {:>13} {:>13}", "cursed wins", "blessed losses"));
+    }
+    println!("{head}");
     for r in rows.iter().chain(std::iter::once(&total)) {
-        println!(
-            "{:<10} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
+        let mut line = format!(
+            "{:<10} {:>13} {:>13} {:>13} {:>13} {:>10} {:>10}",
             r.subspace,
             r.positions,
             r.wins,
@@ -309,6 +321,10 @@ pub fn stats_cmd(rules: &Rules, args: &StatsArgs) -> Result<(), CliError> {
             opt(r.longest_win),
             opt(r.longest_loss)
         );
+        if nmove {
+            line.push_str(&format!(" {:>13} {:>13}", r.cursed_wins, r.blessed_losses));
+        }
+        println!("{line}");
     }
     Ok(())
 }
