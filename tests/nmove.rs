@@ -26,10 +26,6 @@ enum Wdl {
 
 use common::Images;
 
-fn sets(n: u8, k: u32) -> Vec<u32> {
-    (0u32..1 << n).filter(|s| s.count_ones() == k).collect()
-}
-
 /// A move: whether it closes a mill, and the child's class (`None` when
 /// the opponent is left below 3 stones).
 type Edge = (bool, Option<(u32, u32)>);
@@ -43,33 +39,14 @@ struct Graph {
 
 fn graph(rules: &Rules, group: &[(u32, u32)]) -> Graph {
     let images = Images::new(rules.board());
-    let size = rules.board().size;
     let mut nodes: Vec<(u32, u32)> = Vec::new();
     for &(w, b) in group {
-        let them_sets = sets(size, b);
-        let found: Vec<(u32, u32)> = sets(size, w)
-            .par_iter()
-            .flat_map_iter(|&us| {
-                let images = &images;
-                them_sets
-                    .iter()
-                    .filter(move |&&t| t & us == 0 && images.canonical(us, t) == (us, t))
-                    .map(move |&t| (us, t))
-            })
-            .collect();
-        nodes.extend(found);
+        nodes.extend(images.classes(rules.board(), w, b));
     }
     let children = nodes
         .par_iter()
         .map(|&(us, them)| {
-            let pos = Position {
-                stones: ByColor {
-                    white: PointSet(us),
-                    black: PointSet(them),
-                },
-                hand: ByColor::default(),
-                to_move: Color::White,
-            };
+            let pos = common::moving_position(us, them);
             let mut moves = Vec::new();
             legal_moves(&pos, rules, &mut moves);
             moves

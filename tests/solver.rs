@@ -12,7 +12,7 @@ use millbase::rules::FullBoard;
 use millbase::solve::NoProgress;
 use millbase::solve::build::{BuildOptions, build};
 use millbase::solve::value::Value;
-use millbase::{ByColor, Color, PointSet, Position, Rules};
+use millbase::{PointSet, Rules};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -24,10 +24,6 @@ fn temp_db(name: &str) -> PathBuf {
 }
 
 use common::Images;
-
-fn sets(n: u8, k: u32) -> Vec<u32> {
-    (0u32..1 << n).filter(|s| s.count_ones() == k).collect()
-}
 
 /// A blocked side draws instead of losing: the board is full (only the
 /// last placement fills it) under `full-board=draw`.
@@ -41,21 +37,9 @@ fn full_board_draws(rules: &Rules, us: u32, them: u32) -> bool {
 fn naive_values(rules: &Rules, subspaces: &[(u32, u32)]) -> HashMap<(u32, u32), Value> {
     let images = Images::new(rules.board());
     let images = &images;
-    let n = rules.board().size;
     let mut nodes: Vec<(u32, u32)> = Vec::new();
     for &(w, b) in subspaces {
-        let them_sets = sets(n, b);
-        let found: Vec<(u32, u32)> = sets(n, w)
-            .par_iter()
-            .flat_map_iter(|&us| {
-                them_sets
-                    .iter()
-                    .filter(move |&&t| t & us == 0)
-                    .filter(move |&&t| images.canonical(us, t) == (us, t))
-                    .map(move |&t| (us, t))
-            })
-            .collect();
-        nodes.extend(found);
+        nodes.extend(images.classes(rules.board(), w, b));
     }
     nodes.sort_unstable();
     let id = |key: (u32, u32)| {
@@ -67,14 +51,7 @@ fn naive_values(rules: &Rules, subspaces: &[(u32, u32)]) -> HashMap<(u32, u32), 
     let children: Vec<Vec<Option<usize>>> = nodes
         .par_iter()
         .map(|&(us, them)| {
-            let pos = Position {
-                stones: ByColor {
-                    white: PointSet(us),
-                    black: PointSet(them),
-                },
-                hand: ByColor::default(),
-                to_move: Color::White,
-            };
+            let pos = common::moving_position(us, them);
             let mut moves = Vec::new();
             legal_moves(&pos, rules, &mut moves);
             let mut out: Vec<Option<usize>> = moves

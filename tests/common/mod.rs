@@ -105,6 +105,42 @@ impl Images {
     }
 }
 
+impl Images {
+    /// Every class of positions with `w` stones for the side to move and
+    /// `b` for the other, as its canonical `(us, them)`, by brute force.
+    pub fn classes(&self, board: &millbase::Board, w: u32, b: u32) -> Vec<(u32, u32)> {
+        use rayon::prelude::*;
+        let sets = |k: u32| -> Vec<u32> {
+            (0u32..1 << board.size)
+                .filter(|s| s.count_ones() == k)
+                .collect()
+        };
+        let them_sets = sets(b);
+        sets(w)
+            .par_iter()
+            .flat_map_iter(|&us| {
+                them_sets
+                    .iter()
+                    .filter(move |&&t| t & us == 0 && self.canonical(us, t) == (us, t))
+                    .map(move |&t| (us, t))
+            })
+            .collect()
+    }
+}
+
+/// The moving-phase position where White, to move, has `us` and Black
+/// `them`.
+pub fn moving_position(us: u32, them: u32) -> Position {
+    Position {
+        stones: ByColor {
+            white: PointSet(us),
+            black: PointSet(them),
+        },
+        hand: ByColor::default(),
+        to_move: Color::White,
+    }
+}
+
 /// The rule sets every rules-level property is checked under.
 pub fn rule_variants() -> Vec<Rules> {
     [
