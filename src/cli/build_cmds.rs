@@ -191,7 +191,8 @@ pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
                 false
             }
         };
-    let total = total
+    // Under the N-move rule the pure game's moving phase is built first.
+    let total = total * (1 + rules.nmove.is_some() as u64)
         + if placing {
             millbase::placing::placing_slots(rules)
         } else {
