@@ -16,10 +16,13 @@ use std::fmt;
 #[derive(Parser)]
 #[command(name = "millbase", version, about)]
 pub struct Cli {
-    /// Rule set: a preset (`standard`, `lasker`) optionally followed by
-    /// comma-separated overrides, e.g. `standard,flying=off`. Options:
-    /// stones=3..12, flying=3|4|off, protection=standard|none|strict,
-    /// removals=1|2, double-mill=one|per-mill, lasker=on|off.
+    /// Rule set: a preset (`standard`, `lasker`, `twelve`, `six`, `three`)
+    /// optionally followed by comma-separated overrides, e.g.
+    /// `standard,flying=off`, `standard,stones=5/3`, `standard,nmove=50`.
+    /// Options: board=standard|diagonals|six|three, stones=N|W/B (3..12),
+    /// flying=3|4|off, protection=standard|none|strict, removals=1|2,
+    /// double-mill=one|per-mill, lasker=on|off, full-board=loss|draw,
+    /// mill=removes|wins, nmove=off|N (plies without a mill, 1..1000).
     #[arg(long, global = true, default_value = "standard", value_name = "SPEC")]
     pub rules: String,
 
