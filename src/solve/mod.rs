@@ -84,15 +84,25 @@ impl Exits {
         self.tables[w as usize * 25 + b as usize].is_some()
     }
 
-    /// The value of position `(us, them)` (us to move) at counter 0,
-    /// from its table; `None` for a slot marked unused.
+    /// Where the value of position `(us, them)` (us to move) is: the
+    /// table's number and the slot, asked into cache.
     #[inline]
-    fn value(&self, us: PointSet, them: PointSet) -> Option<Value> {
+    fn locate(&self, us: PointSet, them: PointSet) -> (usize, u64) {
         let (w, b) = (us.len() as u8, them.len() as u8);
-        let (idx, table) = self.tables[w as usize * 25 + b as usize]
+        let k = w as usize * 25 + b as usize;
+        let (idx, table) = self.tables[k]
             .as_ref()
             .unwrap_or_else(|| panic!("exit table {w}-{b} is loaded before its pair is solved"));
-        table.value(idx.slot(us, them))
+        let slot = idx.slot(us, them);
+        table.prefetch(slot);
+        (k, slot)
+    }
+
+    /// The value at counter 0 in table `k` at `slot` (see [`Exits::locate`]);
+    /// `None` for a slot marked unused.
+    #[inline]
+    fn value_at(&self, k: usize, slot: u64) -> Option<Value> {
+        self.tables[k].as_ref().expect("located").1.value(slot)
     }
 }
 
@@ -139,6 +149,18 @@ impl Pair<'_> {
         if self.idx.len() == 1 { 0 } else { 1 - i }
     }
 
+    /// What an exit child's value means here: under the N-move rule the
+    /// mill resets the counter, so only whether the child is decided
+    /// counts, not how deep.
+    #[inline]
+    fn exit_value(&self, child: Option<Value>) -> Option<Value> {
+        match (self.encoding, child) {
+            (Encoding::NMove(_), Some(Value::Loss(_))) => Some(Value::Loss(0)),
+            (Encoding::NMove(_), Some(Value::Win(_))) => Some(Value::Win(0)),
+            _ => child,
+        }
+    }
+
     /// Moves of `(us, them)`: in-pair child slots into `children` (sorted,
     /// distinct), exits summarised.
     fn outlook(
@@ -148,6 +170,26 @@ impl Pair<'_> {
         them: PointSet,
         children: &mut Vec<u64>,
         sets: &mut Vec<PointSet>,
+    ) -> Outlook {
+        let mut lookups = Vec::new();
+        let mut o = self.outlook_deferred(i, us, them, children, sets, &mut lookups);
+        for (k, slot) in lookups {
+            o.exit(self.exit_value(self.exits.value_at(k, slot)));
+        }
+        o
+    }
+
+    /// Like [`Pair::outlook`], but the exits to read are only located (and
+    /// asked into cache) into `lookups`, for the caller to fold in later:
+    /// reading them at once would wait for memory at every one.
+    fn outlook_deferred(
+        &self,
+        i: usize,
+        us: PointSet,
+        them: PointSet,
+        children: &mut Vec<u64>,
+        sets: &mut Vec<PointSet>,
+        lookups: &mut Vec<(usize, u64)>,
     ) -> Outlook {
         let child_idx = &self.idx[self.other(i)];
         let side = child_idx.prepare(them);
@@ -164,16 +206,7 @@ impl Pair<'_> {
             |step| match step {
                 Step::Quiet(us2) => children.push(child_idx.slot_with(&side, us2)),
                 Step::Wins => o.exit(Some(Value::Loss(0))),
-                Step::Capture(us2, them2) => {
-                    let child = self.exits.value(them2, us2);
-                    // Under the N-move rule the mill resets the counter: what
-                    // counts is that the child is decided, not how deep.
-                    o.exit(match (self.encoding, child) {
-                        (Encoding::NMove(_), Some(Value::Loss(_))) => Some(Value::Loss(0)),
-                        (Encoding::NMove(_), Some(Value::Win(_))) => Some(Value::Win(0)),
-                        _ => child,
-                    })
-                }
+                Step::Capture(us2, them2) => lookups.push(self.exits.locate(them2, us2)),
             },
         );
         // Two moves reach the same class only through a symmetry fixing
@@ -190,48 +223,32 @@ impl Pair<'_> {
             let idx = &self.idx[i];
             let failure = std::sync::Mutex::new(None);
             (0..idx.orbits()).into_par_iter().for_each_init(
-                || (Vec::new(), Vec::new()),
-                |(children, sets), orbit| {
+                || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
+                |(children, sets, waiting, lookups), orbit| {
                     // One shared update per block: a shared maximum updated
                     // per slot makes the cores fight over its cache line.
                     let mut max_code = 0;
                     idx.for_each_in_block(orbit, |slot, us, them, canonical| {
-                        let cell = &self.values[i][slot as usize];
                         if !canonical {
-                            cell.store(UNUSED, Relaxed);
+                            self.values[i][slot as usize].store(UNUSED, Relaxed);
                             return;
                         }
-                        let o = self.outlook(i, us, them, children, sets);
-                        let code = if o.moves == 0 {
-                            if blocked_draws(self.board, self.rules, us.union(them)) {
-                                DRAW
-                            } else {
-                                self.encoding.code_of(false, 0)
-                            }
-                        } else if let Some(m) = o.min_exit_loss {
-                            self.encoding.code_of(true, m + 1)
-                        } else if children.is_empty() {
-                            if o.exit_draw {
-                                DRAW
-                            } else {
-                                self.encoding
-                                    .code_of(false, o.max_exit_win.unwrap_or(0) + 1)
-                            }
-                        } else {
-                            if children.len() > u8::MAX as usize {
-                                *failure.lock().unwrap() = Some(format!(
-                                    "{} child classes overflow the counter",
-                                    children.len()
-                                ));
-                            }
-                            self.counts[i][slot as usize].store(children.len() as u8, Relaxed);
-                            self.exit_summary[i][slot as usize]
-                                .store(ExitSummary::of(&o).0, Relaxed);
-                            DRAW
-                        };
-                        cell.store(code, Relaxed);
-                        max_code = max_code.max(code);
+                        let first = lookups.len();
+                        let o = self.outlook_deferred(i, us, them, children, sets, lookups);
+                        waiting.push(Waiting {
+                            slot,
+                            full: us.union(them) == self.board.all,
+                            outlook: o,
+                            in_pair: children.len(),
+                            exits: first..lookups.len(),
+                        });
+                        // The exits are read a batch later, so that the
+                        // prefetches have time to arrive.
+                        if waiting.len() == EXIT_BATCH {
+                            max_code = max_code.max(self.settle(i, waiting, lookups, &failure));
+                        }
                     });
+                    max_code = max_code.max(self.settle(i, waiting, lookups, &failure));
                     self.max_code.fetch_max(max_code, Relaxed);
                     progress.advance(idx.block_size());
                 },
@@ -241,6 +258,53 @@ impl Pair<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Reads the exits of the waiting positions and stores their first
+    /// values (or their counts of in-pair children); returns the largest
+    /// code stored.
+    fn settle(
+        &self,
+        i: usize,
+        waiting: &mut Vec<Waiting>,
+        lookups: &mut Vec<(usize, u64)>,
+        failure: &std::sync::Mutex<Option<String>>,
+    ) -> u16 {
+        let mut max_code = 0;
+        for w in waiting.drain(..) {
+            let mut o = w.outlook;
+            for &(k, slot) in &lookups[w.exits] {
+                o.exit(self.exit_value(self.exits.value_at(k, slot)));
+            }
+            let code = if o.moves == 0 {
+                if w.full && blocked_draws(self.board, self.rules, self.board.all) {
+                    DRAW
+                } else {
+                    self.encoding.code_of(false, 0)
+                }
+            } else if let Some(m) = o.min_exit_loss {
+                self.encoding.code_of(true, m + 1)
+            } else if w.in_pair == 0 {
+                if o.exit_draw {
+                    DRAW
+                } else {
+                    self.encoding
+                        .code_of(false, o.max_exit_win.unwrap_or(0) + 1)
+                }
+            } else {
+                if w.in_pair > u8::MAX as usize {
+                    *failure.lock().unwrap() =
+                        Some(format!("{} child classes overflow the counter", w.in_pair));
+                }
+                self.counts[i][w.slot as usize].store(w.in_pair as u8, Relaxed);
+                self.exit_summary[i][w.slot as usize].store(ExitSummary::of(&o).0, Relaxed);
+                DRAW
+            };
+            self.values[i][w.slot as usize].store(code, Relaxed);
+            max_code = max_code.max(code);
+        }
+        lookups.clear();
+        max_code
     }
 
     /// Processes every position decided at depth `d`; returns how many.
@@ -386,6 +450,21 @@ impl Pair<'_> {
             },
         );
     }
+}
+
+/// Positions whose exits are read together in the initialisation.
+const EXIT_BATCH: usize = 32;
+
+/// A position of the initialisation whose exits are located, not read.
+struct Waiting {
+    slot: u64,
+    /// Every point occupied (for `full-board=draw`).
+    full: bool,
+    outlook: Outlook,
+    /// Distinct in-pair children.
+    in_pair: usize,
+    /// Its exits in the batch's lookups.
+    exits: std::ops::Range<usize>,
 }
 
 /// The exits of a position that waits for its in-pair children, in a
