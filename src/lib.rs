@@ -26,6 +26,7 @@ pub mod position;
 pub mod query;
 pub mod render;
 pub mod rules;
+pub mod serve;
 pub mod solve;
 pub mod table;
 

@@ -5,6 +5,7 @@ mod build_cmds;
 mod index_cmds;
 mod position_cmds;
 mod query_cmds;
+mod serve_cmds;
 mod table_cmds;
 mod verify_cmds;
 
@@ -55,6 +56,9 @@ pub enum Command {
     /// tables; alpha-beta over the placing phase on the moving-phase tables),
     /// first moves, a principal line; exit 1 if they disagree.
     Verify(verify_cmds::VerifyArgs),
+    /// Serve the tables over HTTP: a JSON API and a web board (every rule
+    /// set found under --db).
+    Serve(serve_cmds::ServeArgs),
     /// One row per moving-phase subspace: slots, positions (symmetry classes), density.
     IndexInfo(index_cmds::IndexInfoArgs),
     /// Exhaustive round trip of a subspace's index over every slot.
@@ -132,6 +136,7 @@ pub fn run() -> i32 {
             Command::Check(a) => table_cmds::check_cmd(&rules, a),
             Command::Info(a) => table_cmds::info_cmd(&rules, a),
             Command::Verify(a) => verify_cmds::verify_cmd(&rules, a),
+            Command::Serve(a) => serve_cmds::serve_cmd(&rules, a),
             Command::IndexInfo(a) => index_cmds::index_info(&rules, a),
             Command::CheckIndex(a) => index_cmds::check_index(&rules, a),
         });

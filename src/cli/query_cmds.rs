@@ -3,12 +3,11 @@
 use super::CliError;
 use clap::Args;
 use millbase::Rules;
-use millbase::notation::{PositionInput, format_move, parse_counter, parse_position};
-use millbase::query::{CounterValue, MoveValue, TableSet};
+use millbase::notation::format_move;
+use millbase::query::answer::{Probed, QueryError, QueryTables, rule_draw_name};
 use millbase::render::render_position;
 use millbase::solve::value::Value;
 use rayon::prelude::*;
-use serde::Serialize;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
@@ -31,52 +30,6 @@ pub struct QueryArgs {
     counter: Option<String>,
 }
 
-#[derive(Serialize)]
-struct JsonMove {
-    #[serde(rename = "move")]
-    mv: String,
-    value: &'static str,
-    plies: Option<u32>,
-}
-
-#[derive(Serialize)]
-struct JsonAnswer {
-    position: String,
-    value: &'static str,
-    plies: Option<u32>,
-    /// N-move rule only: the counter, `Z`, what a draw hides, the pure value.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    nmove: Option<JsonRule>,
-    moves: Vec<JsonMove>,
-}
-
-#[derive(Serialize)]
-struct JsonRule {
-    counter: u16,
-    z: Option<u32>,
-    rule_draw: Option<&'static str>,
-    pure: Option<JsonPure>,
-}
-
-#[derive(Serialize)]
-struct JsonPure {
-    value: &'static str,
-    plies: Option<u32>,
-}
-
-/// What a probe found.
-struct Answer {
-    input: PositionInput,
-    counter: u16,
-    value: CounterValue,
-    pure: Option<Value>,
-    moves: Vec<MoveValue>,
-}
-
-fn rule_draw_name(d: Option<bool>) -> Option<&'static str> {
-    d.map(|w| if w { "cursed win" } else { "blessed loss" })
-}
-
 fn describe(v: Value) -> String {
     match v {
         Value::Win(d) => format!("win in {d} plies"),
@@ -85,71 +38,25 @@ fn describe(v: Value) -> String {
     }
 }
 
-/// The tables of a query: the rule set's and, under the N-move rule, the
-/// pure game's (for the pure value, when they are built).
-struct Tables {
-    rules: TableSet,
-    pure: Option<TableSet>,
+/// A failed query: bad input exit 2, a missing or damaged table exit 1.
+fn query_error(e: QueryError, rules: &Rules) -> CliError {
+    match e {
+        QueryError::Input(e) => CliError::input(e),
+        QueryError::NotCovered(s) => CliError::input(s),
+        QueryError::Table(t) => CliError::table(&t, rules),
+    }
 }
 
-/// Probes one position: its input, value and move values.
+/// Probes one position given as text.
 fn probe(
-    tables: &Tables,
+    tables: &QueryTables,
     rules: &Rules,
     text: &str,
     counter: Option<&str>,
-) -> Result<Answer, CliError> {
-    let mut input = parse_position(text, rules).map_err(CliError::input)?;
-    if let Some(c) = counter {
-        input.counter = Some(parse_counter(c, &input.position, rules).map_err(CliError::input)?);
-    }
-    let counter = input.counter.unwrap_or(0);
-    let fail = |e| CliError::probe(e, rules);
-    let value = tables
-        .rules
-        .probe_at(&input.position, counter)
-        .map_err(fail)?;
-    let moves = tables
-        .rules
-        .probe_moves_at(&input.position, counter)
-        .map_err(fail)?;
-    let pure = tables
-        .pure
-        .as_ref()
-        .and_then(|t| t.probe(&input.position).ok());
-    Ok(Answer {
-        input,
-        counter,
-        value,
-        pure,
-        moves,
-    })
-}
-
-fn json_answer(rules: &Rules, a: &Answer) -> JsonAnswer {
-    let (input, value, moves) = (&a.input, a.value.value, &a.moves);
-    JsonAnswer {
-        position: input.position.board_string(rules),
-        value: value.name(),
-        plies: value.plies(),
-        nmove: rules.nmove.map(|_| JsonRule {
-            counter: a.counter,
-            z: a.value.z,
-            rule_draw: rule_draw_name(a.value.rule_draw),
-            pure: a.pure.map(|p| JsonPure {
-                value: p.name(),
-                plies: p.plies(),
-            }),
-        }),
-        moves: moves
-            .iter()
-            .map(|m| JsonMove {
-                mv: format_move(rules.board(), &m.mv, input.notation),
-                value: m.value.name(),
-                plies: m.value.plies(),
-            })
-            .collect(),
-    }
+) -> Result<Probed, CliError> {
+    tables
+        .probe_text(text, counter)
+        .map_err(|e| query_error(e, rules))
 }
 
 /// Lines of standard input answered together (in parallel, output in
@@ -159,7 +66,7 @@ const BATCH_LINES: usize = 8192;
 /// `millbase query --json -`: one position per line in, one JSON object per
 /// line out; a line that fails gives `{"input": ..., "error": ...}` and the
 /// exit status of the worst failure.
-fn batch(tables: &Tables, rules: &Rules) -> Result<(), CliError> {
+fn batch(tables: &QueryTables, rules: &Rules) -> Result<(), CliError> {
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -174,18 +81,18 @@ fn batch(tables: &Tables, rules: &Rules) -> Result<(), CliError> {
         if chunk.is_empty() {
             break;
         }
-        let answers: Vec<Option<Result<String, CliError>>> =
-            chunk
-                .par_iter()
-                .map(|line| {
-                    if line.trim().is_empty() {
-                        return None;
-                    }
-                    Some(probe(tables, rules, line, None).map(|a| {
-                        serde_json::to_string(&json_answer(rules, &a)).expect("serialisable")
-                    }))
-                })
-                .collect();
+        let answers: Vec<Option<Result<String, CliError>>> = chunk
+            .par_iter()
+            .map(|line| {
+                if line.trim().is_empty() {
+                    return None;
+                }
+                Some(
+                    probe(tables, rules, line, None)
+                        .map(|a| serde_json::to_string(&a.to_answer(rules)).expect("serialisable")),
+                )
+            })
+            .collect();
         for (i, (line, answer)) in chunk.iter().zip(answers).enumerate() {
             let text = match answer {
                 None => continue,
@@ -216,10 +123,7 @@ fn batch(tables: &Tables, rules: &Rules) -> Result<(), CliError> {
 
 /// `millbase query`.
 pub fn query(rules: &Rules, args: &QueryArgs) -> Result<(), CliError> {
-    let tables = Tables {
-        rules: TableSet::open(&args.db, rules),
-        pure: rules.nmove.map(|_| TableSet::open(&args.db, &rules.pure())),
-    };
+    let tables = QueryTables::open(&args.db, rules);
     if args.position == "-" {
         if !args.json {
             return Err(CliError::input(
@@ -235,7 +139,7 @@ pub fn query(rules: &Rules, args: &QueryArgs) -> Result<(), CliError> {
     }
     let a = probe(&tables, rules, &args.position, args.counter.as_deref())?;
     if args.json {
-        let answer = json_answer(rules, &a);
+        let answer = a.to_answer(rules);
         println!("{}", serde_json::to_string(&answer).expect("serialisable"));
         return Ok(());
     }

@@ -14,6 +14,8 @@
 //! println!("{:?}", tables.probe(&pos));
 //! ```
 
+pub mod answer;
+
 use crate::index::{Indexer, Subspace};
 use crate::position::Position;
 use crate::rules::Rules;
@@ -346,11 +348,7 @@ impl TableSet {
             .into_iter()
             .map(|mv| {
                 let child = pos.play(&mv);
-                let next = if !pos.is_moving_phase() || !mv.removed.is_empty() {
-                    0
-                } else {
-                    counter + 1
-                };
+                let next = answer::next_counter(pos, &mv, counter);
                 let value = if next >= n {
                     crate::moves::legal_moves(&child, &self.rules, &mut replies);
                     if replies.is_empty() {

@@ -17,7 +17,7 @@ pub mod stats;
 
 pub use folder::TableFolder;
 pub use format::{DEFAULT_LEVEL, MappedTable, Section, TableInfo, Wdl};
-pub use stats::{StatsFile, SubspaceStats};
+pub use stats::{PliesCounts, StatsFile, SubspaceStats};
 
 use crate::index::Subspace;
 use crate::rules::Rules;

@@ -61,7 +61,21 @@ impl SubspaceStats {
     /// counter 0, plies meaning `Z`, and the cursed wins and blessed
     /// losses among the draws).
     pub fn of_table(table: &Table) -> SubspaceStats {
+        SubspaceStats::with_plies(table).0
+    }
+
+    /// [`SubspaceStats::of_table`] and how many wins and losses take each
+    /// number of plies.
+    pub fn with_plies(table: &Table) -> (SubspaceStats, PliesCounts) {
         let mut s = SubspaceStats::empty(&table.subspace.to_string());
+        let mut plies = PliesCounts::default();
+        let count = |v: &mut Vec<u64>, d: u32| {
+            let d = d as usize;
+            if v.len() <= d {
+                v.resize(d + 1, 0);
+            }
+            v[d] += 1;
+        };
         let encoding = table.encoding();
         for slot in 0..table.len() {
             let code = table.code(slot);
@@ -78,16 +92,28 @@ impl SubspaceStats {
                 Some(Value::Win(d)) => {
                     s.wins += 1;
                     s.longest_win = s.longest_win.max(Some(d));
+                    count(&mut plies.wins, d);
                 }
                 Some(Value::Loss(d)) => {
                     s.losses += 1;
                     s.longest_loss = s.longest_loss.max(Some(d));
+                    count(&mut plies.losses, d);
                 }
             }
             s.positions += 1;
         }
-        s
+        (s, plies)
     }
+}
+
+/// Wins and losses of a table by plies to the end: `wins[d]` positions
+/// are won in `d` plies (`Z` under the N-move rule).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PliesCounts {
+    /// Wins by plies.
+    pub wins: Vec<u64>,
+    /// Losses by plies.
+    pub losses: Vec<u64>,
 }
 
 /// The stats file written next to the moving-phase tables (`stats.json`).

@@ -1,0 +1,269 @@
+//! The answer to a query as `query --json` and the HTTP API give it: a
+//! position read from text, its value (at its N-move counter), the pure
+//! value where the rule has one, and every move's value with the position
+//! it leads to. The CLI and the server both build it here, so their JSON is
+//! the same object.
+
+use super::{CounterValue, MoveValue, ProbeError, TableSet};
+use crate::error::ParseError;
+use crate::notation::{PositionInput, format_move, parse_counter, parse_position};
+use crate::position::Position;
+use crate::rules::Rules;
+use crate::solve::value::Value;
+use crate::table::TableError;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The tables a query reads: the rule set's and, under the N-move rule,
+/// the pure game's (for the pure value, used when they are built).
+pub struct QueryTables {
+    /// The rule set's tables.
+    pub tables: TableSet,
+    /// The pure game's tables, under the N-move rule only.
+    pub pure: Option<TableSet>,
+}
+
+/// Why a query failed.
+#[derive(Debug)]
+pub enum QueryError {
+    /// The position or counter text could not be read (or cannot arise).
+    Input(ParseError),
+    /// No table of the rule set covers the position (e.g. stones in hand
+    /// that no game from the start reaches).
+    NotCovered(String),
+    /// A table is missing or damaged.
+    Table(TableError),
+}
+
+impl std::fmt::Display for QueryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            QueryError::Input(e) => write!(f, "{e}"),
+            QueryError::NotCovered(s) => f.write_str(s),
+            QueryError::Table(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+impl From<ProbeError> for QueryError {
+    fn from(e: ProbeError) -> Self {
+        match e {
+            ProbeError::NotCovered(s) => QueryError::NotCovered(s),
+            ProbeError::Table(t) => QueryError::Table(t),
+        }
+    }
+}
+
+/// A probed position: what was read and what the tables say.
+#[derive(Clone, Debug)]
+pub struct Probed {
+    /// The position as read, with its notation.
+    pub input: PositionInput,
+    /// Its N-move counter (0 without the rule).
+    pub counter: u16,
+    /// Its value at that counter.
+    pub value: CounterValue,
+    /// The pure game's value, under the N-move rule when those tables exist.
+    pub pure: Option<Value>,
+    /// Every legal move with its value for the mover, best first.
+    pub moves: Vec<MoveValue>,
+}
+
+/// One move of an [`Answer`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveAnswer {
+    /// The move in the notation of the input (`d7-d6xd2`, `1-9x13`).
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// `win`, `draw` or `loss` for the side making the move.
+    pub value: String,
+    /// Plies to the end (`Z` under the N-move rule), `null` for a draw.
+    pub plies: Option<u32>,
+    /// Point number the stone leaves, `null` for a placement.
+    pub from: Option<u8>,
+    /// Point number the stone goes to.
+    pub to: u8,
+    /// Point numbers of the removed stones.
+    pub removes: Vec<u8>,
+    /// The position after the move, as a board string (with the counter it
+    /// leads to as a fifth field under the N-move rule).
+    pub after: String,
+}
+
+/// The N-move details of an [`Answer`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleAnswer {
+    /// The counter the value is given at.
+    pub counter: u16,
+    /// The stored `Z`; `null` for draws at counter 0.
+    pub z: Option<u32>,
+    /// `cursed win` or `blessed loss` where the counter makes a pure win
+    /// or loss a draw, else `null`.
+    pub rule_draw: Option<String>,
+    /// The pure game's value, when its tables are built.
+    pub pure: Option<PureAnswer>,
+}
+
+/// A pure game's value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PureAnswer {
+    /// `win`, `draw` or `loss`.
+    pub value: String,
+    /// Plies to the end, `null` for a draw.
+    pub plies: Option<u32>,
+}
+
+/// The JSON object of `query --json` and of `GET /api/v1/query`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    /// The position as a board string.
+    pub position: String,
+    /// `win`, `draw` or `loss` for the side to move.
+    pub value: String,
+    /// Plies to the end (`Z` under the N-move rule), `null` for a draw.
+    pub plies: Option<u32>,
+    /// N-move rule only (fields flattened into the object).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub nmove: Option<RuleAnswer>,
+    /// Every legal move, best first for the side to move.
+    pub moves: Vec<MoveAnswer>,
+}
+
+/// `cursed win` / `blessed loss` for a draw the rule makes.
+pub fn rule_draw_name(d: Option<bool>) -> Option<&'static str> {
+    d.map(|w| if w { "cursed win" } else { "blessed loss" })
+}
+
+/// The counter after `mv` from `pos` at `counter`: reset by a mill and
+/// during the placing phase, else one more.
+pub fn next_counter(pos: &Position, mv: &crate::moves::Move, counter: u16) -> u16 {
+    if !pos.is_moving_phase() || !mv.removed.is_empty() {
+        0
+    } else {
+        counter + 1
+    }
+}
+
+impl QueryTables {
+    /// Opens the tables of `rules` under `db` (and the pure game's under
+    /// the N-move rule); nothing is read yet.
+    pub fn open(db: &Path, rules: &Rules) -> QueryTables {
+        QueryTables {
+            tables: TableSet::open(db, rules),
+            pure: rules.nmove.map(|_| TableSet::open(db, &rules.pure())),
+        }
+    }
+
+    /// The rule set.
+    pub fn rules(&self) -> &Rules {
+        self.tables.rules()
+    }
+
+    /// Reads a position (any form `parse_position` takes) and, if given, a
+    /// counter that overrides one in the text, and probes it.
+    pub fn probe_text(&self, text: &str, counter: Option<&str>) -> Result<Probed, QueryError> {
+        let rules = *self.rules();
+        let mut input = parse_position(text, &rules).map_err(QueryError::Input)?;
+        if let Some(c) = counter {
+            input.counter =
+                Some(parse_counter(c, &input.position, &rules).map_err(QueryError::Input)?);
+        }
+        self.probe_input(input)
+    }
+
+    /// Probes a position already read.
+    pub fn probe_input(&self, input: PositionInput) -> Result<Probed, QueryError> {
+        let counter = input.counter.unwrap_or(0);
+        let value = self.tables.probe_at(&input.position, counter)?;
+        let moves = self.tables.probe_moves_at(&input.position, counter)?;
+        let pure = self
+            .pure
+            .as_ref()
+            .and_then(|t| t.probe(&input.position).ok());
+        Ok(Probed {
+            input,
+            counter,
+            value,
+            pure,
+            moves,
+        })
+    }
+
+    /// The best line from a position: at each step the first move of
+    /// [`TableSet::probe_moves_at`], until the game ends (no legal move,
+    /// the N-move counter reaching N) or `max` plies.
+    pub fn best_line(&self, probed: &Probed, max: usize) -> Result<Vec<Probed>, QueryError> {
+        let rules = *self.rules();
+        let mut line = Vec::new();
+        let mut here = probed.clone();
+        while line.len() < max {
+            let Some(best) = here.moves.first() else {
+                break;
+            };
+            let counter = next_counter(&here.input.position, &best.mv, here.counter);
+            if rules.nmove.is_some_and(|n| counter >= n) {
+                break;
+            }
+            let input = PositionInput {
+                position: here.input.position.play(&best.mv),
+                moves: Vec::new(),
+                notation: here.input.notation,
+                counter: rules.nmove.map(|_| counter),
+            };
+            let next = self.probe_input(input)?;
+            line.push(here);
+            here = next;
+        }
+        line.push(here);
+        Ok(line)
+    }
+}
+
+impl Probed {
+    /// The JSON object for this probe.
+    pub fn to_answer(&self, rules: &Rules) -> Answer {
+        let (input, value) = (&self.input, self.value.value);
+        let board = rules.board();
+        Answer {
+            position: input.position.board_string(rules),
+            value: value.name().into(),
+            plies: value.plies(),
+            nmove: rules.nmove.map(|_| RuleAnswer {
+                counter: self.counter,
+                z: self.value.z,
+                rule_draw: rule_draw_name(self.value.rule_draw).map(String::from),
+                pure: self.pure.map(|p| PureAnswer {
+                    value: p.name().into(),
+                    plies: p.plies(),
+                }),
+            }),
+            moves: self
+                .moves
+                .iter()
+                .map(|m| {
+                    let counter = next_counter(&input.position, &m.mv, self.counter);
+                    MoveAnswer {
+                        mv: format_move(board, &m.mv, input.notation),
+                        value: m.value.name().into(),
+                        plies: m.value.plies(),
+                        from: m.mv.from.map(|p| p.number()),
+                        to: m.mv.to.number(),
+                        removes: m.mv.removed.into_iter().map(|p| p.number()).collect(),
+                        after: position_text(rules, &input.position.play(&m.mv), counter),
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A board string, with the counter as a fifth field under the N-move rule.
+fn position_text(rules: &Rules, pos: &Position, counter: u16) -> String {
+    let s = pos.board_string(rules);
+    match rules.nmove {
+        Some(_) => format!("{s} {counter}"),
+        None => s,
+    }
+}

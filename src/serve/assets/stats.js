@@ -1,0 +1,164 @@
+// millbase statistics page: per subspace wins / draws / losses as a
+// stacked bar chart and the distribution of plies to the end, from
+// /api/v1/stats.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+const $ = (id) => document.getElementById(id);
+let data = null;
+let chosen = null; // index of the row whose plies are shown, null: all
+
+function el(name, attrs, parent) {
+  const e = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+async function api(path, params) {
+  const r = await fetch(`/api/v1/${path}?${new URLSearchParams(params)}`);
+  const body = await r.json().catch(() => ({ error: `${r.status} ${r.statusText}` }));
+  if (!r.ok) throw new Error(body.error || r.statusText);
+  return body;
+}
+
+const fmt = (n) => n.toLocaleString("en");
+
+function drawWdl() {
+  const svg = $("wdl");
+  svg.replaceChildren();
+  const rows = data.subspaces;
+  const h = 16, left = 90, width = 700;
+  svg.setAttribute("viewBox", `0 0 ${width + left + 10} ${rows.length * h + 10}`);
+  rows.forEach((r, i) => {
+    const y = 5 + i * h;
+    const g = el("g", { "data-subspace": r.subspace }, svg);
+    g.addEventListener("click", () => choose(i));
+    el("text", { x: 4, y: y + 12 }, g).textContent = r.subspace;
+    const total = r.wins + r.draws + r.losses || 1;
+    let x = left;
+    for (const k of ["wins", "draws", "losses"]) {
+      const w = (r[k] / total) * width;
+      const cls = { wins: "win", draws: "draw", losses: "loss" }[k];
+      const rect = el("rect", { x, y: y + 1, width: Math.max(w, 0), height: h - 3, class: cls }, g);
+      el("title", {}, rect).textContent = `${r.subspace}: ${fmt(r[k])} ${k} (${(100 * r[k] / total).toFixed(1)} %)`;
+      x += w;
+    }
+    if (i === chosen) el("rect", { x: left - 2, y, width: width + 4, height: h - 1, fill: "none", stroke: "#1565c0", "stroke-width": 2 }, g);
+  });
+}
+
+function drawPlies() {
+  const svg = $("plies");
+  svg.replaceChildren();
+  const rows = chosen === null ? data.subspaces : [data.subspaces[chosen]];
+  $("plies-title").textContent = `Plies to the end: ${chosen === null ? "all subspaces" : rows[0].subspace} (wins up, losses down)`;
+  const wins = [], losses = [];
+  for (const r of rows) {
+    r.plies.wins.forEach((n, d) => { wins[d] = (wins[d] || 0) + n; });
+    r.plies.losses.forEach((n, d) => { losses[d] = (losses[d] || 0) + n; });
+  }
+  const n = Math.max(wins.length, losses.length, 1);
+  const max = Math.max(1, ...wins.filter(Boolean), ...losses.filter(Boolean));
+  const W = 800, H = 260, mid = H / 2, bw = Math.max(1, (W - 60) / n);
+  svg.setAttribute("viewBox", `0 0 ${W} ${H + 20}`);
+  el("line", { x1: 50, y1: mid, x2: W, y2: mid, stroke: "#999" }, svg);
+  // A log scale: the counts span many orders of magnitude.
+  const scale = (v) => (v > 0 ? (Math.log10(v + 1) / Math.log10(max + 1)) * (mid - 10) : 0);
+  for (let d = 0; d < n; d++) {
+    const x = 50 + d * bw;
+    if (wins[d]) {
+      const hh = scale(wins[d]);
+      const r = el("rect", { x, y: mid - hh, width: Math.max(bw - 1, 1), height: hh, class: "win" }, svg);
+      el("title", {}, r).textContent = `won in ${d} plies: ${fmt(wins[d])}`;
+    }
+    if (losses[d]) {
+      const hh = scale(losses[d]);
+      const r = el("rect", { x, y: mid, width: Math.max(bw - 1, 1), height: hh, class: "loss" }, svg);
+      el("title", {}, r).textContent = `lost in ${d} plies: ${fmt(losses[d])}`;
+    }
+  }
+  const step = Math.max(1, Math.ceil(n / 20 / 5) * 5);
+  for (let d = 0; d < n; d += step) {
+    el("text", { x: 50 + d * bw, y: H + 15 }, svg).textContent = d;
+  }
+  el("text", { x: 2, y: 14 }, svg).textContent = fmt(max);
+  el("text", { x: 2, y: mid + 4 }, svg).textContent = "0";
+  el("text", { x: 2, y: H - 4 }, svg).textContent = fmt(max);
+}
+
+function drawTable() {
+  const tb = $("table").querySelector("tbody");
+  tb.replaceChildren();
+  data.subspaces.forEach((r, i) => {
+    const tr = document.createElement("tr");
+    if (i === chosen) tr.className = "chosen";
+    for (const v of [r.subspace, r.phase, fmt(r.positions), fmt(r.wins), fmt(r.draws), fmt(r.losses),
+      r.longest_win ?? "-", r.longest_loss ?? "-"]) {
+      const td = document.createElement("td");
+      td.textContent = v;
+      tr.appendChild(td);
+    }
+    tr.addEventListener("click", () => choose(i));
+    tb.appendChild(tr);
+  });
+}
+
+function choose(i) {
+  chosen = chosen === i ? null : i;
+  render();
+}
+
+function render() {
+  const t = data.subspaces.reduce((a, r) => ({
+    positions: a.positions + r.positions, wins: a.wins + r.wins, draws: a.draws + r.draws, losses: a.losses + r.losses,
+  }), { positions: 0, wins: 0, draws: 0, losses: 0 });
+  $("summary").textContent = `${data.rules}: ${data.subspaces.length} tables, ${fmt(t.positions)} positions, ` +
+    `${fmt(t.wins)} wins, ${fmt(t.draws)} draws, ${fmt(t.losses)} losses. Click a subspace for its plies.`;
+  drawWdl();
+  drawPlies();
+  drawTable();
+}
+
+async function load(rules) {
+  document.body.dataset.state = "loading";
+  $("error").textContent = "";
+  $("board-link").href = `/?${new URLSearchParams({ rules })}`;
+  history.replaceState(null, "", `/stats?${new URLSearchParams({ rules })}`);
+  try {
+    data = await api("stats", { rules });
+    chosen = null;
+    render();
+  } catch (e) {
+    $("error").textContent = e.message;
+  }
+  document.body.dataset.state = "ready";
+}
+
+async function init() {
+  let catalog;
+  try {
+    catalog = await api("rules", {});
+  } catch (e) {
+    $("error").textContent = e.message;
+    document.body.dataset.state = "ready";
+    return;
+  }
+  const sel = $("rules");
+  for (const r of catalog.rule_sets) {
+    const o = document.createElement("option");
+    o.value = o.textContent = r.rules;
+    sel.appendChild(o);
+  }
+  sel.addEventListener("change", () => load(sel.value));
+  const wanted = new URLSearchParams(location.search).get("rules") || (catalog.rule_sets[0] || {}).rules;
+  if (!wanted) {
+    $("error").textContent = "no tables found: build some with `millbase build`";
+    document.body.dataset.state = "ready";
+    return;
+  }
+  sel.value = wanted;
+  await load(wanted);
+}
+
+init();

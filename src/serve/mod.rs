@@ -1,0 +1,663 @@
+//! `millbase serve`: an HTTP API over the tables and a web board.
+//!
+//! Routes (every API answer is JSON; an error is `{"error": "..."}`):
+//!
+//! - `GET /api/v1/rules`: the rule sets found under the table folder, their
+//!   boards and which phases are built ([`Catalog`]);
+//! - `GET /api/v1/query?rules=R&position=P[&counter=C]`: the object of
+//!   `query --json` ([`Answer`]);
+//! - `POST /api/v1/query?rules=R`: one position per line in the body, a
+//!   JSON array of answers (or `{"input", "error"}` objects) in order;
+//! - `GET /api/v1/line?rules=R&position=P[&max=N]`: the best line from a
+//!   position, one answer per position;
+//! - `GET /api/v1/stats?rules=R`: per table, wins, draws, losses and the
+//!   wins and losses by plies;
+//! - `GET /`, `/stats` and `/assets/...`: the web board and the statistics
+//!   page, embedded in the binary.
+//!
+//! Status codes: 400 a bad rule set, position, counter or body; 404 a rule
+//! set without tables here, a table not built, an unknown path; 413 a body,
+//! batch or position over its limit; 500 a damaged table; 503 a request
+//! over its time limit. Probes run on the blocking pool, never on the
+//! async threads; one [`QueryTables`] per rule set is opened once and
+//! shared.
+
+pub mod catalog;
+
+use crate::query::answer::{Answer, QueryError, QueryTables};
+use crate::rules::Rules;
+use crate::table::{PliesCounts, SubspaceStats, TableError, TableFolder};
+use axum::Router;
+use axum::body::{Body, to_bytes};
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+pub use catalog::{BoardInfo, Catalog, RuleSetInfo};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Bounds on what one request may ask.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Bytes of a request body.
+    pub body_bytes: usize,
+    /// Positions in one batch.
+    pub batch_lines: usize,
+    /// Bytes of one position's text.
+    pub position_bytes: usize,
+    /// Plies of a best line.
+    pub line_plies: usize,
+    /// Time for one query or batch.
+    pub request_time: Duration,
+    /// Time for the statistics of a rule set (every table is read once).
+    pub stats_time: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            body_bytes: 256 * 1024,
+            batch_lines: 1000,
+            position_bytes: 1024,
+            line_plies: 400,
+            request_time: Duration::from_secs(10),
+            stats_time: Duration::from_secs(300),
+        }
+    }
+}
+
+/// How to serve.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// The table folder.
+    pub db: PathBuf,
+    /// `Access-Control-Allow-Origin` for the API; `None`: no CORS headers.
+    pub cors: Option<String>,
+    /// Request limits.
+    pub limits: Limits,
+}
+
+impl ServeOptions {
+    /// Default limits, no CORS.
+    pub fn new(db: &Path) -> ServeOptions {
+        ServeOptions {
+            db: db.to_path_buf(),
+            cors: None,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// A rule set's statistics as `/api/v1/stats` gives them.
+#[derive(Clone, Debug, Serialize)]
+pub struct StatsAnswer {
+    /// Short name of the rule set.
+    pub rules: String,
+    /// One row per table present, moving phase first.
+    pub subspaces: Vec<StatsRow>,
+}
+
+/// One table's row of a [`StatsAnswer`].
+#[derive(Clone, Debug, Serialize)]
+pub struct StatsRow {
+    /// `moving` or `placing`.
+    pub phase: &'static str,
+    /// Counts.
+    #[serde(flatten)]
+    pub stats: SubspaceStats,
+    /// Wins and losses by plies.
+    pub plies: PliesCounts,
+}
+
+struct AppState {
+    options: ServeOptions,
+    catalog: Catalog,
+    tables: Mutex<HashMap<String, Arc<QueryTables>>>,
+    stats: Mutex<HashMap<String, Arc<StatsAnswer>>>,
+}
+
+/// A JSON error with its status.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            message: message.into(),
+        }
+    }
+    fn bad(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, message)
+    }
+    fn query(e: QueryError) -> ApiError {
+        match e {
+            QueryError::Input(e) => ApiError::bad(e.to_string()),
+            QueryError::NotCovered(s) => ApiError::bad(s),
+            QueryError::Table(t @ TableError::Missing(_)) => {
+                ApiError::new(StatusCode::NOT_FOUND, format!("table not built: {t}"))
+            }
+            QueryError::Table(t) => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, t.to_string()),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        json_response(
+            self.status,
+            &serde_json::json!({ "error": self.message }).to_string(),
+        )
+    }
+}
+
+fn json_response(status: StatusCode, body: &str) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+fn ok_json<T: Serialize>(value: &T) -> Response {
+    json_response(
+        StatusCode::OK,
+        &serde_json::to_string(value).expect("serialisable"),
+    )
+}
+
+/// The router of the server (for embedding in another axum app).
+pub fn router(options: ServeOptions) -> Router {
+    let catalog = Catalog::scan(&options.db);
+    let cors = options.cors.clone();
+    let state = Arc::new(AppState {
+        options,
+        catalog,
+        tables: Mutex::new(HashMap::new()),
+        stats: Mutex::new(HashMap::new()),
+    });
+    let api = Router::new()
+        .route("/api/v1/rules", get(rules_handler))
+        .route("/api/v1/query", get(query_handler).post(batch_handler))
+        .route("/api/v1/line", get(line_handler))
+        .route("/api/v1/stats", get(stats_handler))
+        .with_state(state.clone());
+    let api = match cors {
+        Some(origin) => {
+            let value = HeaderValue::from_str(&origin).unwrap_or(HeaderValue::from_static("null"));
+            api.layer(axum::middleware::map_response(move |mut r: Response| {
+                let value = value.clone();
+                async move {
+                    r.headers_mut()
+                        .insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, value);
+                    r
+                }
+            }))
+        }
+        None => api,
+    };
+    Router::new()
+        .route("/", get(|| async { asset("index.html") }))
+        .route("/stats", get(|| async { asset("stats.html") }))
+        .route("/assets/{name}", get(asset_handler))
+        .merge(api)
+        .fallback(not_found)
+}
+
+/// The files of the web pages, embedded.
+const ASSETS: &[(&str, &str, &str)] = &[
+    (
+        "index.html",
+        "text/html; charset=utf-8",
+        include_str!("assets/index.html"),
+    ),
+    (
+        "stats.html",
+        "text/html; charset=utf-8",
+        include_str!("assets/stats.html"),
+    ),
+    (
+        "app.js",
+        "text/javascript; charset=utf-8",
+        include_str!("assets/app.js"),
+    ),
+    (
+        "stats.js",
+        "text/javascript; charset=utf-8",
+        include_str!("assets/stats.js"),
+    ),
+    (
+        "style.css",
+        "text/css; charset=utf-8",
+        include_str!("assets/style.css"),
+    ),
+];
+
+fn asset(name: &str) -> Response {
+    // Only the names in the list exist: a path never reaches the file
+    // system, so `..` has nothing to climb.
+    match ASSETS.iter().find(|(n, _, _)| *n == name) {
+        Some((_, kind, body)) => (
+            [
+                (header::CONTENT_TYPE, *kind),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            *body,
+        )
+            .into_response(),
+        None => page_not_found_response(),
+    }
+}
+
+async fn asset_handler(axum::extract::Path(name): axum::extract::Path<String>) -> Response {
+    if name.ends_with(".html") {
+        return page_not_found_response();
+    }
+    asset(&name)
+}
+
+fn page_not_found_response() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        "not found\n",
+    )
+        .into_response()
+}
+
+async fn not_found(uri: Uri) -> Response {
+    if uri.path() != "/api" && !uri.path().starts_with("/api/") {
+        return page_not_found_response();
+    }
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        format!(
+            "no API route {} (known: /api/v1/rules, /api/v1/query, /api/v1/line, /api/v1/stats)",
+            uri.path()
+        ),
+    )
+    .into_response()
+}
+
+/// The parameters of a query string, percent-decoded (invalid UTF-8
+/// becomes U+FFFD, which no position or rule set contains).
+fn params(raw: Option<String>) -> HashMap<String, String> {
+    form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
+        .into_owned()
+        .collect()
+}
+
+impl AppState {
+    /// The rule set named by `rules=` (default `standard`) and its shared
+    /// tables, opened on first use.
+    fn tables(&self, p: &HashMap<String, String>) -> Result<Arc<QueryTables>, ApiError> {
+        let spec = p.get("rules").map(String::as_str).unwrap_or("standard");
+        if spec.len() > 256 {
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "rule set text longer than 256 bytes",
+            ));
+        }
+        let rules: Rules = spec.parse().map_err(|e| ApiError::bad(format!("{e}")))?;
+        let key = rules.canonical();
+        if let Some(t) = self.tables.lock().unwrap().get(&key) {
+            return Ok(t.clone());
+        }
+        let folder = TableFolder::new(&self.options.db, &rules);
+        if !folder.moving_dir().is_dir() {
+            return Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                format!(
+                    "no tables of rule set {} here (build them with `millbase build --rules {}`)",
+                    rules.short_name(),
+                    rules.short_name()
+                ),
+            ));
+        }
+        let t = Arc::new(QueryTables::open(&self.options.db, &rules));
+        self.tables.lock().unwrap().insert(key, t.clone());
+        Ok(t)
+    }
+
+    fn position<'a>(&self, p: &'a HashMap<String, String>) -> Result<&'a str, ApiError> {
+        let text = p.get("position").map(String::as_str).unwrap_or("start");
+        if text.len() > self.options.limits.position_bytes {
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "position longer than {} bytes",
+                    self.options.limits.position_bytes
+                ),
+            ));
+        }
+        Ok(text)
+    }
+}
+
+/// Runs `f` on the blocking pool within `limit`.
+async fn blocking<T: Send + 'static>(
+    limit: Duration,
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    match tokio::time::timeout(limit, tokio::task::spawn_blocking(f)).await {
+        Err(_) => Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("the request took longer than {} s", limit.as_secs_f64()),
+        )),
+        Ok(Err(e)) => Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("internal error: {e}"),
+        )),
+        Ok(Ok(r)) => r,
+    }
+}
+
+#[derive(Serialize)]
+struct RulesAnswer<'a> {
+    version: u32,
+    folders: &'a [catalog::FolderInfo],
+    rule_sets: &'a [RuleSetInfo],
+    boards: Vec<BoardInfo>,
+}
+
+async fn rules_handler(State(s): State<Arc<AppState>>) -> Response {
+    ok_json(&RulesAnswer {
+        version: 1,
+        folders: &s.catalog.folders,
+        rule_sets: &s.catalog.rule_sets,
+        boards: s.catalog.boards(),
+    })
+}
+
+async fn query_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) -> Response {
+    let p = params(raw);
+    // Validate cheaply on the async thread, probe on the blocking pool.
+    let (tables, text) = match s
+        .tables(&p)
+        .and_then(|t| Ok((t, s.position(&p)?.to_string())))
+    {
+        Ok(x) => x,
+        Err(e) => return e.into_response(),
+    };
+    let counter = p.get("counter").cloned();
+    let result = blocking(s.options.limits.request_time, move || {
+        let rules = *tables.rules();
+        tables
+            .probe_text(&text, counter.as_deref())
+            .map(|a| a.to_answer(&rules))
+            .map_err(ApiError::query)
+    })
+    .await;
+    match result {
+        Ok(answer) => ok_json(&answer),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// One line's answer in a batch: the answer, or the error for that line.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum BatchItem {
+    Answer(Box<Answer>),
+    Error { input: String, error: String },
+}
+
+async fn batch_handler(
+    State(s): State<Arc<AppState>>,
+    RawQuery(raw): RawQuery,
+    body: Body,
+) -> Response {
+    let p = params(raw);
+    let tables = match s.tables(&p) {
+        Ok(t) => t,
+        Err(e) => return e.into_response(),
+    };
+    let limits = s.options.limits.clone();
+    let bytes = match to_bytes(body, limits.body_bytes).await {
+        Ok(b) => b,
+        Err(_) => {
+            return ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("request body over {} bytes", limits.body_bytes),
+            )
+            .into_response();
+        }
+    };
+    let Ok(text) = String::from_utf8(bytes.to_vec()) else {
+        return ApiError::bad("request body is not UTF-8").into_response();
+    };
+    let lines: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect();
+    if lines.len() > limits.batch_lines {
+        return ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "{} positions in one batch; at most {}",
+                lines.len(),
+                limits.batch_lines
+            ),
+        )
+        .into_response();
+    }
+    let result = blocking(limits.request_time, move || {
+        let rules = *tables.rules();
+        let out: Vec<BatchItem> = lines
+            .par_iter()
+            .map(|line| {
+                let r = if line.len() > limits.position_bytes {
+                    Err(format!(
+                        "position longer than {} bytes",
+                        limits.position_bytes
+                    ))
+                } else {
+                    tables
+                        .probe_text(line, None)
+                        .map_err(|e| ApiError::query(e).message)
+                };
+                match r {
+                    Ok(a) => BatchItem::Answer(Box::new(a.to_answer(&rules))),
+                    Err(error) => BatchItem::Error {
+                        input: line.clone(),
+                        error,
+                    },
+                }
+            })
+            .collect();
+        Ok(out)
+    })
+    .await;
+    match result {
+        Ok(v) => ok_json(&v),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn line_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) -> Response {
+    let p = params(raw);
+    let (tables, text) = match s
+        .tables(&p)
+        .and_then(|t| Ok((t, s.position(&p)?.to_string())))
+    {
+        Ok(x) => x,
+        Err(e) => return e.into_response(),
+    };
+    let limit = s.options.limits.line_plies;
+    let max = match p.get("max").map(|m| m.parse::<usize>()) {
+        None => limit,
+        Some(Ok(m)) if m <= limit => m,
+        Some(_) => {
+            return ApiError::bad(format!("max: expected a whole number from 0 to {limit}"))
+                .into_response();
+        }
+    };
+    let counter = p.get("counter").cloned();
+    let result = blocking(s.options.limits.request_time, move || {
+        let rules = *tables.rules();
+        let first = tables
+            .probe_text(&text, counter.as_deref())
+            .map_err(ApiError::query)?;
+        let line = tables.best_line(&first, max).map_err(ApiError::query)?;
+        Ok(line
+            .iter()
+            .map(|p| p.to_answer(&rules))
+            .collect::<Vec<Answer>>())
+    })
+    .await;
+    match result {
+        Ok(v) => ok_json(&v),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn stats_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) -> Response {
+    let p = params(raw);
+    let tables = match s.tables(&p) {
+        Ok(t) => t,
+        Err(e) => return e.into_response(),
+    };
+    let rules = *tables.rules();
+    let key = rules.canonical();
+    if let Some(a) = s.stats.lock().unwrap().get(&key) {
+        return ok_json(&**a);
+    }
+    let db = s.options.db.clone();
+    let result = blocking(s.options.limits.stats_time, move || {
+        stats_of(&db, &rules).map_err(|e| ApiError::query(QueryError::Table(e)))
+    })
+    .await;
+    match result {
+        Ok(a) => {
+            let r = ok_json(&a);
+            s.stats.lock().unwrap().insert(key, Arc::new(a));
+            r
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+/// Statistics of every table of a rule set present under `db`.
+pub fn stats_of(db: &Path, rules: &Rules) -> Result<StatsAnswer, TableError> {
+    let folder = TableFolder::new(db, rules);
+    let mut subs: Vec<(&'static str, crate::index::Subspace)> =
+        crate::index::moving_subspaces(rules)
+            .into_iter()
+            .map(|s| ("moving", s))
+            .collect();
+    if crate::placing::placing_supported(rules).is_ok() {
+        subs.extend(
+            crate::placing::placing_subspaces(rules)
+                .into_iter()
+                .map(|s| ("placing", s)),
+        );
+    }
+    subs.retain(|&(_, s)| folder.exists(s));
+    let subspaces = subs
+        .par_iter()
+        .map(|&(phase, s)| {
+            let (stats, plies) = SubspaceStats::with_plies(&folder.load(s)?);
+            Ok(StatsRow {
+                phase,
+                stats,
+                plies,
+            })
+        })
+        .collect::<Result<Vec<_>, TableError>>()?;
+    Ok(StatsAnswer {
+        rules: rules.short_name(),
+        subspaces,
+    })
+}
+
+/// A server running on its own threads (for tests, benchmarks and
+/// programs that are not async).
+pub struct RunningServer {
+    /// The address it listens on.
+    pub addr: SocketAddr,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+}
+
+impl RunningServer {
+    /// Stops the server and waits for it.
+    pub fn stop(mut self) -> std::io::Result<()> {
+        self.finish()
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        match self.thread.take() {
+            Some(t) => t
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("server thread panicked"))),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for RunningServer {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}
+
+/// Binds `addr` (port 0: any free port) and serves on a thread of its own
+/// with a multi-threaded runtime until [`RunningServer::stop`].
+pub fn spawn(options: ServeOptions, addr: SocketAddr) -> std::io::Result<RunningServer> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let listener = runtime.block_on(tokio::net::TcpListener::bind(addr))?;
+    let addr = listener.local_addr()?;
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::spawn(move || {
+        runtime.block_on(async move {
+            axum::serve(listener, router(options))
+                .with_graceful_shutdown(async {
+                    let _ = rx.await;
+                })
+                .await
+        })
+    });
+    Ok(RunningServer {
+        addr,
+        shutdown: Some(tx),
+        thread: Some(thread),
+    })
+}
+
+/// Serves until Ctrl-C (the `serve` command).
+pub fn serve_until_interrupted(
+    options: ServeOptions,
+    addr: SocketAddr,
+    ready: impl FnOnce(SocketAddr, &Catalog),
+) -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let catalog = Catalog::scan(&options.db);
+        ready(listener.local_addr()?, &catalog);
+        axum::serve(listener, router(options))
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+    })
+}
