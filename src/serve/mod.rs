@@ -619,14 +619,19 @@ impl Drop for RunningServer {
 /// Binds `addr` (port 0: any free port) and serves on a thread of its own
 /// with a multi-threaded runtime until [`RunningServer::stop`].
 pub fn spawn(options: ServeOptions, addr: SocketAddr) -> std::io::Result<RunningServer> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    let listener = runtime.block_on(tokio::net::TcpListener::bind(addr))?;
+    // Bound here, so the caller learns the port (and any error) at once; the
+    // runtime is made on the server's thread, so this works from inside
+    // another runtime too.
+    let listener = std::net::TcpListener::bind(addr)?;
+    listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let thread = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
         runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener)?;
             axum::serve(listener, router(options))
                 .with_graceful_shutdown(async {
                     let _ = rx.await;

@@ -1,6 +1,7 @@
 //! A minimal blocking HTTP/1.1 client over a TCP stream, for tests and
 //! benchmarks of `millbase serve`: sends exactly the bytes given (so bad
 //! requests can be made) and reads one response.
+#![allow(dead_code)]
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};

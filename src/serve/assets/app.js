@@ -287,9 +287,10 @@ function renderHistory() {
 function renderLine() {
   const ol = $("line");
   ol.replaceChildren();
-  state.line.forEach((a, i) => {
+  // Each entry but the last is followed by the position its best move
+  // leads to; those moves make the line.
+  state.line.slice(0, -1).forEach((a, i) => {
     const m = a.moves[0];
-    if (!m) return;
     const li = document.createElement("li");
     li.className = m.value;
     const mv = document.createElement("span");
@@ -302,7 +303,7 @@ function renderLine() {
       state.history.length = state.at + 1;
       for (let k = 0; k <= i; k++) {
         const step = state.line[k].moves[0];
-        state.history.push({ position: step.after, answer: state.line[k + 1] || null, move: step });
+        state.history.push({ position: step.after, answer: state.line[k + 1], move: step });
       }
       state.at = state.history.length - 1;
       state.line = [];
