@@ -174,6 +174,15 @@ async fn click_point(c: &Client, p: u64) {
     ready(c).await;
 }
 
+async fn click_id(c: &Client, id: &str) {
+    c.find(Locator::Id(id))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
 async fn url_position(c: &Client) -> String {
     shown(c).await.2
 }
@@ -182,12 +191,7 @@ async fn enter(c: &Client, position: &str) {
     let input = c.find(Locator::Id("position")).await.unwrap();
     input.clear().await.unwrap();
     input.send_keys(position).await.unwrap();
-    c.find(Locator::Id("go"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_id(c, "go").await;
     ready(c).await;
 }
 
@@ -262,20 +266,10 @@ async fn the_web_board_in_a_real_browser() {
     body.send_keys("\u{E012}").await.unwrap(); // ArrowLeft
     ready(&c).await;
     agrees(&c, addr, GAME, "a7 b6 d7 d6").await;
-    c.find(Locator::Id("back"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_id(&c, "back").await;
     ready(&c).await;
     agrees(&c, addr, GAME, "a7 b6 d7").await;
-    c.find(Locator::Id("forward"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_id(&c, "forward").await;
     ready(&c).await;
     body.send_keys("\u{E014}").await.unwrap(); // ArrowRight
     ready(&c).await;
@@ -348,12 +342,7 @@ async fn the_web_board_in_a_real_browser() {
     let from = "a7 b6 d7 d6";
     enter(&c, from).await;
     let from_board = url_position(&c).await;
-    c.find(Locator::Id("best"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_id(&c, "best").await;
     ready(&c).await;
     let line = get(
         addr,
@@ -380,12 +369,7 @@ async fn the_web_board_in_a_real_browser() {
         .click()
         .await
         .unwrap();
-    c.find(Locator::Id("flip"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_id(&c, "flip").await;
     let labels = c
         .execute(
             "return [...document.querySelectorAll('#board text.label')].map(t => t.textContent)",

@@ -169,6 +169,13 @@ fn json_response(status: StatusCode, body: &str) -> Response {
         .into_response()
 }
 
+fn reply<T: Serialize>(result: Result<T, ApiError>) -> Response {
+    match result {
+        Ok(v) => ok_json(&v),
+        Err(e) => e.into_response(),
+    }
+}
+
 fn ok_json<T: Serialize>(value: &T) -> Response {
     json_response(
         StatusCode::OK,
@@ -329,6 +336,14 @@ impl AppState {
         Ok(t)
     }
 
+    /// The rule set's tables and the position text of a query.
+    fn tables_and_position(
+        &self,
+        p: &HashMap<String, String>,
+    ) -> Result<(Arc<QueryTables>, String), ApiError> {
+        Ok((self.tables(p)?, self.position(p)?.to_string()))
+    }
+
     fn position<'a>(&self, p: &'a HashMap<String, String>) -> Result<&'a str, ApiError> {
         let text = p.get("position").map(String::as_str).unwrap_or("start");
         if text.len() > self.options.limits.position_bytes {
@@ -382,10 +397,7 @@ async fn rules_handler(State(s): State<Arc<AppState>>) -> Response {
 async fn query_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) -> Response {
     let p = params(raw);
     // Validate cheaply on the async thread, probe on the blocking pool.
-    let (tables, text) = match s
-        .tables(&p)
-        .and_then(|t| Ok((t, s.position(&p)?.to_string())))
-    {
+    let (tables, text) = match s.tables_and_position(&p) {
         Ok(x) => x,
         Err(e) => return e.into_response(),
     };
@@ -398,10 +410,7 @@ async fn query_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) 
             .map_err(ApiError::query)
     })
     .await;
-    match result {
-        Ok(answer) => ok_json(&answer),
-        Err(e) => e.into_response(),
-    }
+    reply(result)
 }
 
 /// One line's answer in a batch: the answer, or the error for that line.
@@ -480,18 +489,12 @@ async fn batch_handler(
         Ok(out)
     })
     .await;
-    match result {
-        Ok(v) => ok_json(&v),
-        Err(e) => e.into_response(),
-    }
+    reply(result)
 }
 
 async fn line_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) -> Response {
     let p = params(raw);
-    let (tables, text) = match s
-        .tables(&p)
-        .and_then(|t| Ok((t, s.position(&p)?.to_string())))
-    {
+    let (tables, text) = match s.tables_and_position(&p) {
         Ok(x) => x,
         Err(e) => return e.into_response(),
     };
@@ -517,10 +520,7 @@ async fn line_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) -
             .collect::<Vec<Answer>>())
     })
     .await;
-    match result {
-        Ok(v) => ok_json(&v),
-        Err(e) => e.into_response(),
-    }
+    reply(result)
 }
 
 async fn stats_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) -> Response {

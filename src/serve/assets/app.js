@@ -218,7 +218,17 @@ function clickPoint(p) {
 async function play(move) {
   state.pick = [];
   state.history.length = state.at + 1;
-  state.history.push({ position: move.after, answer: null, move });
+  // A quiet move that brings the N-move counter to N ends the game in a
+  // draw: no table holds that position, so it is not asked for.
+  const n = state.info && state.info.nmove;
+  const after = parsePosition(move.after);
+  let answer = null;
+  if (n && after.counter !== null && after.counter >= n) {
+    const f = move.after.trim().split(/\s+/);
+    answer = { position: f.slice(0, 4).join(" "), value: "draw", plies: null, counter: after.counter,
+      z: null, rule_draw: null, pure: null, moves: [], nmoveOver: true };
+  }
+  state.history.push({ position: move.after, answer, move });
   state.at += 1;
   await show();
 }
@@ -241,7 +251,8 @@ function renderStatus() {
   span.textContent = `${side} ${a.value === "win" ? "wins" : a.value === "loss" ? "loses" : "draws"}` +
     (a.plies === null ? "" : ` in ${a.plies} plies`);
   v.appendChild(span);
-  if (a.moves.length === 0) v.appendChild(document.createTextNode(" (no legal move: the game is over)"));
+  if (a.nmoveOver) v.appendChild(document.createTextNode(` (the N-move rule: ${a.counter} plies without a mill)`));
+  else if (a.moves.length === 0) v.appendChild(document.createTextNode(" (no legal move: the game is over)"));
   if (a.rule_draw) v.appendChild(document.createTextNode(` · a ${a.rule_draw}`));
   if (a.pure) v.appendChild(document.createTextNode(` · pure game: ${valueText(a.pure.value, a.pure.plies)}`));
 }
