@@ -500,3 +500,14 @@ fn raw_headers(addr: SocketAddr, path: &str) -> String {
     let text = String::from_utf8_lossy(&raw).into_owned();
     text.split("\r\n\r\n").next().unwrap().to_string()
 }
+
+#[test]
+fn serve_command_refuses_a_missing_folder_and_a_bad_address() {
+    let out = common::run(&["serve", "--db", "/nonexistent/millbase-db"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
+    let out = common::run(&["serve", "--addr", "not-an-address"]);
+    assert_eq!(out.status.code(), Some(2));
+    let help = common::run_ok(&["serve", "--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--addr"));
+}

@@ -534,17 +534,17 @@ async fn stats_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) 
     if let Some(a) = s.stats.lock().unwrap().get(&key) {
         return ok_json(&**a);
     }
-    let db = s.options.db.clone();
+    let (db, state) = (s.options.db.clone(), s.clone());
+    // Kept by the blocking job itself: one that outlives its request's
+    // time limit still serves the next request.
     let result = blocking(s.options.limits.stats_time, move || {
-        stats_of(&db, &rules).map_err(|e| ApiError::query(QueryError::Table(e)))
+        let a = Arc::new(stats_of(&db, &rules).map_err(|e| ApiError::query(QueryError::Table(e)))?);
+        state.stats.lock().unwrap().insert(key, a.clone());
+        Ok(a)
     })
     .await;
     match result {
-        Ok(a) => {
-            let r = ok_json(&a);
-            s.stats.lock().unwrap().insert(key, Arc::new(a));
-            r
-        }
+        Ok(a) => ok_json(&*a),
         Err(e) => e.into_response(),
     }
 }
