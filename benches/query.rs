@@ -4,33 +4,17 @@
 //! `MILLBASE_DB=/path/to/db cargo bench --bench query` (default `db`),
 //! `MILLBASE_RULES` (default `standard`). Needs the moving-phase tables.
 
+use millbase::Position;
 use millbase::query::TableSet;
-use millbase::solve::build::moving_subspaces;
-use millbase::table::TableFolder;
-use millbase::{Position, Rules};
 
 mod common;
 use common::{Rng, percentile, random_position};
-use std::path::PathBuf;
 use std::time::Instant;
 
 fn main() {
-    let db = PathBuf::from(std::env::var("MILLBASE_DB").unwrap_or_else(|_| "db".into()));
-    let rules: Rules = std::env::var("MILLBASE_RULES")
-        .unwrap_or_else(|_| "standard".into())
-        .parse()
-        .expect("rules");
-    let subs: Vec<_> = moving_subspaces(&rules)
-        .into_iter()
-        .filter(|&s| TableFolder::new(&db, &rules).exists(s))
-        .collect();
-    if subs.is_empty() {
-        eprintln!(
-            "no tables in {} (set MILLBASE_DB); nothing to measure",
-            db.display()
-        );
+    let Some((db, _, rules, subs)) = common::tables_from_env() else {
         return;
-    }
+    };
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let pick = |rng: &mut Rng| {
         let s = subs[(rng.next() % subs.len() as u64) as usize];

@@ -13,11 +13,8 @@ mod common;
 mod http;
 
 use common::{Rng, percentile, random_position};
-use millbase::Rules;
 use millbase::serve::{ServeOptions, spawn};
-use millbase::table::TableFolder;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -52,25 +49,13 @@ fn run(addr: SocketAddr, targets: &Arc<Vec<String>>, clients: usize) -> (f64, Ve
 }
 
 fn main() {
-    let db = PathBuf::from(std::env::var("MILLBASE_DB").unwrap_or_else(|_| "db".into()));
-    let spec = std::env::var("MILLBASE_RULES").unwrap_or_else(|_| "standard".into());
-    let rules: Rules = spec.parse().expect("rules");
+    let Some((db, spec, rules, subs)) = common::tables_from_env() else {
+        return;
+    };
     let n: usize = std::env::var("MILLBASE_REQUESTS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(4000);
-    let folder = TableFolder::new(&db, &rules);
-    let subs: Vec<_> = millbase::index::moving_subspaces(&rules)
-        .into_iter()
-        .filter(|&s| folder.exists(s))
-        .collect();
-    if subs.is_empty() {
-        eprintln!(
-            "no tables in {} (set MILLBASE_DB); nothing to measure",
-            db.display()
-        );
-        return;
-    }
     println!(
         "{} moving-phase tables of {} under {}",
         subs.len(),

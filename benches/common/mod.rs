@@ -2,7 +2,36 @@
 //! positions, percentiles.
 #![allow(dead_code)]
 
+use millbase::index::Subspace;
+use millbase::table::TableFolder;
 use millbase::{ByColor, Color, Point, PointSet, Position, Rules};
+use std::path::{Path, PathBuf};
+
+/// The table folder and rule set named by `MILLBASE_DB` (default `db`)
+/// and `MILLBASE_RULES` (default `standard`), with the moving-phase
+/// subspaces whose tables are there; `None` (after saying so) if none are.
+pub fn tables_from_env() -> Option<(PathBuf, String, Rules, Vec<Subspace>)> {
+    let db = PathBuf::from(std::env::var("MILLBASE_DB").unwrap_or_else(|_| "db".into()));
+    let spec = std::env::var("MILLBASE_RULES").unwrap_or_else(|_| "standard".into());
+    let rules: Rules = spec.parse().expect("rules");
+    let subs = present(&db, &rules);
+    if subs.is_empty() {
+        eprintln!(
+            "no tables in {} (set MILLBASE_DB); nothing to measure",
+            db.display()
+        );
+        return None;
+    }
+    Some((db, spec, rules, subs))
+}
+
+fn present(db: &Path, rules: &Rules) -> Vec<Subspace> {
+    let folder = TableFolder::new(db, rules);
+    millbase::index::moving_subspaces(rules)
+        .into_iter()
+        .filter(|&s| folder.exists(s))
+        .collect()
+}
 
 /// xorshift64: fixed seeds make runs comparable.
 pub struct Rng(pub u64);
