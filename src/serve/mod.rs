@@ -186,6 +186,11 @@ fn ok_json<T: Serialize>(value: &T) -> Response {
 /// The router of the server (for embedding in another axum app).
 pub fn router(options: ServeOptions) -> Router {
     let catalog = Catalog::scan(&options.db);
+    router_with(options, catalog)
+}
+
+/// The router over a catalog already scanned.
+fn router_with(options: ServeOptions, catalog: Catalog) -> Router {
     let cors = options.cors.clone();
     let state = Arc::new(AppState {
         options,
@@ -616,27 +621,36 @@ impl Drop for RunningServer {
     }
 }
 
+/// Serves an already bound listener on a new multi-threaded runtime (made
+/// on the calling thread, so this works beside another runtime too) until
+/// `shutdown` resolves.
+fn run(
+    listener: std::net::TcpListener,
+    router: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    listener.set_nonblocking(true)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown)
+            .await
+    })
+}
+
 /// Binds `addr` (port 0: any free port) and serves on a thread of its own
 /// with a multi-threaded runtime until [`RunningServer::stop`].
 pub fn spawn(options: ServeOptions, addr: SocketAddr) -> std::io::Result<RunningServer> {
-    // Bound here, so the caller learns the port (and any error) at once; the
-    // runtime is made on the server's thread, so this works from inside
-    // another runtime too.
+    // Bound here, so the caller learns the port (and any error) at once.
     let listener = std::net::TcpListener::bind(addr)?;
-    listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let thread = std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()?;
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener)?;
-            axum::serve(listener, router(options))
-                .with_graceful_shutdown(async {
-                    let _ = rx.await;
-                })
-                .await
+        run(listener, router(options), async {
+            let _ = rx.await;
         })
     });
     Ok(RunningServer {
@@ -646,23 +660,17 @@ pub fn spawn(options: ServeOptions, addr: SocketAddr) -> std::io::Result<Running
     })
 }
 
-/// Serves until Ctrl-C (the `serve` command).
+/// Serves until Ctrl-C (the `serve` command); `ready` is told the address
+/// and what was found before the first request.
 pub fn serve_until_interrupted(
     options: ServeOptions,
     addr: SocketAddr,
     ready: impl FnOnce(SocketAddr, &Catalog),
 ) -> std::io::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        let catalog = Catalog::scan(&options.db);
-        ready(listener.local_addr()?, &catalog);
-        axum::serve(listener, router(options))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
+    let listener = std::net::TcpListener::bind(addr)?;
+    let catalog = Catalog::scan(&options.db);
+    ready(listener.local_addr()?, &catalog);
+    run(listener, router_with(options, catalog), async {
+        let _ = tokio::signal::ctrl_c().await;
     })
 }
