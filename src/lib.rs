@@ -18,6 +18,8 @@ pub mod consistency;
 pub mod error;
 pub mod geometry;
 pub mod index;
+pub mod machine;
+pub mod memory;
 pub mod moves;
 pub mod notation;
 pub mod opening;

@@ -62,7 +62,24 @@ struct CliProgress {
     computed: Mutex<(u64, f64)>,
     /// Name and start of the current phase, for the plain log.
     current: Mutex<Option<(String, std::time::Instant)>>,
+    /// Per build phase (moving, placing): visits reported, seconds of
+    /// solving, slots computed.
+    work: Mutex<[PhaseWork; 2]>,
+    /// Visits reported for the pair in progress.
+    pending_visits: Mutex<u64>,
 }
+
+/// The memory-bound work of one build phase.
+#[derive(Clone, Copy, Default)]
+struct PhaseWork {
+    visits: u64,
+    seconds: f64,
+    slots: u64,
+}
+
+/// Solving time below which the machine figure is not measured: a few
+/// seconds of measuring would dominate, and so would noise.
+const MACHINE_FIGURE_AFTER: f64 = 10.0;
 
 impl CliProgress {
     fn new(total: u64) -> CliProgress {
@@ -94,6 +111,8 @@ impl CliProgress {
             _multi: multi,
             current: Mutex::new(None),
             computed: Mutex::new((0, 0.0)),
+            work: Mutex::new([PhaseWork::default(); 2]),
+            pending_visits: Mutex::new(0),
         }
     }
 }
@@ -123,9 +142,20 @@ impl Progress for CliProgress {
     fn advance(&self, work: u64) {
         self.phase.inc(work);
     }
+    fn visits(&self, n: u64) {
+        *self.pending_visits.lock().unwrap() += n;
+    }
     fn pair_finished(&self, name: &str, slots: u64, stats: &[SubspaceStats], seconds: f64) {
         self.log_phase_end();
         self.overall.inc(slots);
+        {
+            // Placing subspaces are named `w-b-wh-bh`, moving pairs `w-b + b-w`.
+            let phase = (name.matches('-').count() == 3) as usize;
+            let w = &mut self.work.lock().unwrap()[phase];
+            w.visits += std::mem::take(&mut *self.pending_visits.lock().unwrap());
+            w.seconds += seconds;
+            w.slots += slots;
+        }
         let rate = {
             let mut c = self.computed.lock().unwrap();
             *c = (c.0 + slots, c.1 + seconds);
@@ -244,7 +274,46 @@ pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
             TableFolder::new(&args.db, rules).dir().display()
         );
     }
+    log_rates(&progress.work.lock().unwrap());
     Ok(())
+}
+
+/// The last lines of a build log: each phase's rate of visits (random slot
+/// reads and updates) next to the machine figure of `bench-machine`,
+/// measured now, so that builds on different machines compare.
+fn log_rates(work: &[PhaseWork; 2]) {
+    let solving: f64 = work.iter().map(|w| w.seconds).sum();
+    if solving == 0.0 {
+        eprintln!("rate: nothing computed");
+        return;
+    }
+    let figure = (solving >= MACHINE_FIGURE_AFTER)
+        .then(|| millbase::machine::measure(std::time::Duration::from_secs(2)));
+    for (name, w) in ["moving phase", "placing phase"].iter().zip(work) {
+        if w.seconds == 0.0 {
+            continue;
+        }
+        let rate = w.visits as f64 / w.seconds;
+        let share = figure.as_ref().map_or(String::new(), |f| {
+            format!(
+                ", {:.1} % of the machine figure",
+                100.0 * rate / f.updates_per_second
+            )
+        });
+        eprintln!(
+            "rate, {name}: {} visits in {:.1} s of solving: {:.2} M visits/s{share}; {:.2} M slots/s",
+            w.visits,
+            w.seconds,
+            rate / 1e6,
+            w.slots as f64 / w.seconds / 1e6
+        );
+    }
+    match figure {
+        Some(f) => eprintln!("machine figure: {}", f.describe()),
+        None => eprintln!(
+            "machine figure: not measured (under {MACHINE_FIGURE_AFTER} s of solving); run `millbase bench-machine`"
+        ),
+    }
 }
 
 #[derive(Serialize)]

@@ -3,6 +3,7 @@
 
 mod build_cmds;
 mod index_cmds;
+mod machine_cmds;
 mod position_cmds;
 mod query_cmds;
 mod serve_cmds;
@@ -63,6 +64,10 @@ pub enum Command {
     IndexInfo(index_cmds::IndexInfoArgs),
     /// Exhaustive round trip of a subspace's index over every slot.
     CheckIndex(index_cmds::CheckIndexArgs),
+    /// This machine's random 1-byte read-modify-write rate over 1 GiB with
+    /// all threads, with its processor and caches (the figure build rates
+    /// are compared with; it is the last line).
+    BenchMachine(machine_cmds::BenchMachineArgs),
 }
 
 /// A failure with its exit status.
@@ -139,6 +144,7 @@ pub fn run() -> i32 {
             Command::Serve(a) => serve_cmds::serve_cmd(&rules, a),
             Command::IndexInfo(a) => index_cmds::index_info(&rules, a),
             Command::CheckIndex(a) => index_cmds::check_index(&rules, a),
+            Command::BenchMachine(a) => machine_cmds::bench_machine(a),
         });
     match result {
         Ok(()) => 0,

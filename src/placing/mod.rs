@@ -25,7 +25,7 @@ use crate::table::{Table, TableFolder};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 /// Most stones one move can remove under `rules` (two mills closed at
@@ -172,6 +172,8 @@ struct Pending {
 struct Batch {
     pending: Vec<Pending>,
     lookups: Vec<(u8, u64)>,
+    /// Children read so far.
+    followed: u64,
 }
 
 impl Batch {
@@ -185,6 +187,7 @@ impl Batch {
             }
             out[p.offset] = children.encoding.code(best.unwrap_or(Value::Loss(0)));
         }
+        self.followed += self.lookups.len() as u64;
         self.lookups.clear();
     }
 }
@@ -228,8 +231,9 @@ fn solve_subspace(
     };
     let quiet = children.by_removed[0].as_ref();
     let broken = AtomicBool::new(false);
+    let visits = AtomicU64::new(0);
     let block = index.block_size() as usize;
-    let mut codes = vec![UNUSED; index.slots() as usize];
+    let mut codes = crate::memory::huge_vec(index.slots() as usize, UNUSED);
     progress.phase("placing", index.orbits());
     codes
         .par_chunks_mut(block)
@@ -280,8 +284,10 @@ fn solve_subspace(
                 }
             });
             batch.flush(&children, out, &broken);
+            visits.fetch_add(batch.followed, Relaxed);
             progress.advance(1);
         });
+    progress.visits(visits.into_inner());
     if broken.into_inner() {
         return None;
     }

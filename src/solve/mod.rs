@@ -10,7 +10,8 @@
 //!    come); otherwise count the distinct child classes inside the pair.
 //! 2. **Propagate** level by level, depth `d = 0, 1, 2, ...`: every position
 //!    decided at depth `d` visits its predecessors inside the pair (quiet
-//!    unmoves). A lost position makes them won at `d + 1`; a won position
+//!    unmoves). Each decision is listed under its code when it is made, so a
+//!    level reads its own list instead of scanning every slot again. A lost position makes them won at `d + 1`; a won position
 //!    takes one off their count, and a count reaching zero makes a loss at
 //!    `1 + max(d, deepest won exit)` unless an exit is drawn.
 //! 3. What is undecided at the end is a draw.
@@ -25,13 +26,15 @@ pub mod value;
 
 use crate::geometry::{Board, PointSet};
 use crate::index::{Indexer, Subspace, SubspaceIndex};
+use crate::memory::huge_vec_with;
 use crate::moves::blocked_draws;
 use crate::rules::Rules;
 pub use crate::table::SubspaceStats;
 use crate::table::Table;
 use graph::{Step, for_each_quiet_unmove, for_each_step};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU8, AtomicU16, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
 use value::{DRAW, Encoding, UNUSED, Value, is_win};
 
 /// Receives progress reports; the solver never prints.
@@ -46,6 +49,10 @@ pub trait Progress: Sync {
     fn pair_finished(&self, _name: &str, _slots: u64, _stats: &[SubspaceStats], _seconds: f64) {}
     /// A pair was already on disk.
     fn pair_skipped(&self, _name: &str, _slots: u64) {}
+    /// The current pair's memory-bound work, reported once before it
+    /// finishes: moves followed and predecessors visited (random slot
+    /// reads and updates), for comparing with the machine figure.
+    fn visits(&self, _n: u64) {}
 }
 
 /// Progress that goes nowhere (tests).
@@ -141,12 +148,41 @@ struct Pair<'a> {
     /// [`ExitSummary`]), so that a position whose last in-pair child is
     /// decided needs no second pass over its moves.
     exit_summary: Vec<Vec<AtomicU8>>,
+    /// Per subspace, the slots decided with each code (`lists[code]`), for
+    /// the level of that code to read. A slot whose tentative exit win is
+    /// overwritten by a shorter one stays in its old list: readers skip a
+    /// slot whose code is no longer the list's.
+    decided: Vec<Mutex<Vec<Vec<u32>>>>,
     max_code: AtomicU16,
+    /// Moves followed (initialisation) and predecessors visited
+    /// (propagation), for [`Progress::visits`].
+    visits: AtomicU64,
 }
+
+/// Decisions of one task, `(code, slot)`, before they join the lists.
+type Decisions = Vec<(u16, u32)>;
 
 impl Pair<'_> {
     fn other(&self, i: usize) -> usize {
         if self.idx.len() == 1 { 0 } else { 1 - i }
+    }
+
+    /// Moves a task's decisions in subspace `i` to the shared lists.
+    fn enlist(&self, i: usize, local: &mut Decisions) {
+        if local.is_empty() {
+            return;
+        }
+        let mut lists = self.decided[i]
+            .lock()
+            .expect("no task panics holding the lists");
+        for &(code, slot) in local.iter() {
+            let c = code as usize;
+            if lists.len() <= c {
+                lists.resize_with(c + 1, Vec::new);
+            }
+            lists[c].push(slot);
+        }
+        local.clear();
     }
 
     /// What an exit child's value means here: under the N-move rule the
@@ -223,11 +259,12 @@ impl Pair<'_> {
             let idx = &self.idx[i];
             let failure = std::sync::Mutex::new(None);
             (0..idx.orbits()).into_par_iter().for_each_init(
-                || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
-                |(children, sets, waiting, lookups), orbit| {
+                || (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new()),
+                |(children, sets, waiting, lookups, local), orbit| {
                     // One shared update per block: a shared maximum updated
                     // per slot makes the cores fight over its cache line.
                     let mut max_code = 0;
+                    let mut moves = 0;
                     idx.for_each_in_block(orbit, |slot, us, them, canonical| {
                         if !canonical {
                             self.values[i][slot as usize].store(UNUSED, Relaxed);
@@ -235,6 +272,7 @@ impl Pair<'_> {
                         }
                         let first = lookups.len();
                         let o = self.outlook_deferred(i, us, them, children, sets, lookups);
+                        moves += o.moves as u64;
                         waiting.push(Waiting {
                             slot,
                             full: us.union(them) == self.board.all,
@@ -245,11 +283,14 @@ impl Pair<'_> {
                         // The exits are read a batch later, so that the
                         // prefetches have time to arrive.
                         if waiting.len() == EXIT_BATCH {
-                            max_code = max_code.max(self.settle(i, waiting, lookups, &failure));
+                            let m = self.settle(i, waiting, lookups, local, &failure);
+                            max_code = max_code.max(m);
                         }
                     });
-                    max_code = max_code.max(self.settle(i, waiting, lookups, &failure));
+                    max_code = max_code.max(self.settle(i, waiting, lookups, local, &failure));
                     self.max_code.fetch_max(max_code, Relaxed);
+                    self.visits.fetch_add(moves, Relaxed);
+                    self.enlist(i, local);
                     progress.advance(idx.block_size());
                 },
             );
@@ -261,14 +302,15 @@ impl Pair<'_> {
     }
 
     /// Reads the exits of the waiting positions and stores their first
-    /// values (or their counts of in-pair children); returns the largest
-    /// code stored.
+    /// values (or their counts of in-pair children), noting the decided
+    /// ones in `local`; returns the largest code stored.
     fn settle(
         &self,
         i: usize,
         waiting: &mut Vec<Waiting>,
         lookups: &mut Vec<(usize, u64)>,
-        failure: &std::sync::Mutex<Option<String>>,
+        local: &mut Decisions,
+        failure: &Mutex<Option<String>>,
     ) -> u16 {
         let mut max_code = 0;
         for w in waiting.drain(..) {
@@ -301,6 +343,9 @@ impl Pair<'_> {
                 DRAW
             };
             self.values[i][w.slot as usize].store(code, Relaxed);
+            if code != DRAW {
+                local.push((code, w.slot as u32));
+            }
             max_code = max_code.max(code);
         }
         lookups.clear();
@@ -332,13 +377,19 @@ impl Pair<'_> {
         let code_d = self.encoding.code_of(!lost, d);
         let mut done = 0;
         for i in 0..self.idx.len() {
-            let values = &self.values[i];
+            let sources = {
+                let mut lists = self.decided[i]
+                    .lock()
+                    .expect("no task panics holding the lists");
+                lists
+                    .get_mut(code_d as usize)
+                    .map(std::mem::take)
+                    .unwrap_or_default()
+            };
             // Large batches give each destination part many updates, so
             // the cost of bringing the part into cache is shared.
-            let batch = 1 << 25;
-            for start in (0..values.len()).step_by(batch) {
-                let end = (start + batch).min(values.len());
-                let (lists, n) = self.gather(i, code_d, start, end);
+            for batch in sources.chunks(1 << 23) {
+                let (lists, n) = self.gather(i, code_d, batch);
                 done += n;
                 if n > 0 {
                     self.apply(self.other(i), d, lost, &lists);
@@ -348,26 +399,22 @@ impl Pair<'_> {
         done
     }
 
-    /// The predecessor slots of the positions of subspace `i` in
-    /// `start..end` whose code is `code_d`: one list per chunk of sources,
-    /// grouped by destination part (slot >> PART_BITS) with the offsets of
-    /// the groups (a counting sort, cheaper than sorting).
-    fn gather(&self, i: usize, code_d: u16, start: usize, end: usize) -> (Vec<Grouped>, u64) {
+    /// The predecessor slots of the positions of subspace `i` among
+    /// `sources` whose code is still `code_d`: one list per chunk of
+    /// sources, grouped by destination part (slot >> PART_BITS) with the
+    /// offsets of the groups (a counting sort, cheaper than sorting).
+    fn gather(&self, i: usize, code_d: u16, sources: &[u32]) -> (Vec<Grouped>, u64) {
         let idx = &self.idx[i];
         let pred_idx = &self.idx[self.other(i)];
         let values = &self.values[i];
         let parts = (pred_idx.slots() >> PART_BITS) as usize + 1;
-        let chunk = 1 << 15;
-        let lists: Vec<(Grouped, u64)> = (start..end)
-            .step_by(chunk)
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            .map_init(Vec::new, |preds, first| {
-                let last = (first + chunk).min(end);
+        let lists: Vec<(Grouped, u64)> = sources
+            .par_chunks(1 << 13)
+            .map_init(Vec::new, |preds, chunk| {
                 let mut all = Vec::new();
                 let mut n = 0;
-                for (slot, cell) in (first..last).zip(&values[first..last]) {
-                    if cell.load(Relaxed) != code_d {
+                for &slot in chunk {
+                    if values[slot as usize].load(Relaxed) != code_d {
                         continue;
                     }
                     n += 1;
@@ -383,6 +430,7 @@ impl Pair<'_> {
                     }
                     all.extend_from_slice(preds);
                 }
+                self.visits.fetch_add(all.len() as u64, Relaxed);
                 (Grouped::new(&all, parts), n)
             })
             .collect();
@@ -397,8 +445,8 @@ impl Pair<'_> {
         let won = self.encoding.code_of(true, d + 1);
         let parts = (self.idx[o].slots() >> PART_BITS) as usize + 1;
         (0..parts).into_par_iter().for_each_init(
-            || (Vec::new(), Vec::new()),
-            |(children, sets), part| {
+            || (Vec::new(), Vec::new(), Vec::new()),
+            |(children, sets, local), part| {
                 let mut max_code = 0;
                 for list in lists {
                     let group = list.group(part);
@@ -412,6 +460,7 @@ impl Pair<'_> {
                         if lost_child {
                             if v == DRAW || (is_win(v) && v > won) {
                                 cell.store(won, Relaxed);
+                                local.push((won, p));
                                 max_code = max_code.max(won);
                             }
                             continue;
@@ -441,12 +490,14 @@ impl Pair<'_> {
                                 let deepest = max_exit_win.map_or(d, |m| m.max(d));
                                 let code = self.encoding.code_of(false, deepest + 1);
                                 cell.store(code, Relaxed);
+                                local.push((code, p));
                                 max_code = max_code.max(code);
                             }
                         }
                     }
                 }
                 self.max_code.fetch_max(max_code, Relaxed);
+                self.enlist(o, local);
             },
         );
     }
@@ -591,6 +642,14 @@ pub fn solve_pair(
     let idx: Vec<SubspaceIndex<'static>> =
         subs.iter().map(|&(w, b)| indexer.subspace(w, b)).collect();
     let slots: u64 = idx.iter().map(|i| i.slots()).sum();
+    if let Some(big) = idx.iter().find(|i| i.slots() > u32::MAX as u64) {
+        return Err(format!(
+            "subspace {}-{} has {} slots: the solver numbers slots with 32 bits",
+            big.w(),
+            big.b(),
+            big.slots()
+        ));
+    }
     let encoding = Encoding::of(rules, true);
     let pair = Pair {
         board,
@@ -599,18 +658,20 @@ pub fn solve_pair(
         exits,
         values: idx
             .iter()
-            .map(|i| (0..i.slots()).map(|_| AtomicU16::new(DRAW)).collect())
+            .map(|i| huge_vec_with(i.slots() as usize, || AtomicU16::new(DRAW)))
             .collect(),
         counts: idx
             .iter()
-            .map(|i| (0..i.slots()).map(|_| AtomicU8::new(0)).collect())
+            .map(|i| huge_vec_with(i.slots() as usize, || AtomicU8::new(0)))
             .collect(),
         exit_summary: idx
             .iter()
-            .map(|i| (0..i.slots()).map(|_| AtomicU8::new(0)).collect())
+            .map(|i| huge_vec_with(i.slots() as usize, || AtomicU8::new(0)))
             .collect(),
+        decided: idx.iter().map(|_| Mutex::new(Vec::new())).collect(),
         idx,
         max_code: AtomicU16::new(0),
+        visits: AtomicU64::new(0),
     };
     progress.phase("initialise", slots);
     pair.initialise(progress)?;
@@ -631,6 +692,7 @@ pub fn solve_pair(
     if d >= value::MAX_DEPTH {
         return Err(format!("depth {d} overflows the value code"));
     }
+    progress.visits(pair.visits.load(Relaxed));
     let Pair { values, .. } = pair;
     Ok(subs
         .iter()

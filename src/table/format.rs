@@ -448,36 +448,13 @@ impl MappedTable {
             .into_par_iter()
             .map(|i| self.block(Section::Codes, i))
             .collect::<Result<Vec<_>, TableError>>()?;
-        let mut data = huge_page_vec(blocks.iter().map(|b| b.len()).sum());
+        let mut data = crate::memory::huge_capacity(blocks.iter().map(|b| b.len()).sum());
         for b in &blocks {
             data.extend_from_slice(b);
         }
         Ok(Table::from_raw(self.info.subspace, self.info.width, data)
             .with_encoding(self.info.encoding))
     }
-}
-
-/// An empty vector with room for `len` bytes, backed by huge pages where
-/// the system offers them: decoded tables are read at random, and with 4 KiB
-/// pages nearly every read of a large table also misses the TLB.
-fn huge_page_vec(len: usize) -> Vec<u8> {
-    let v: Vec<u8> = Vec::with_capacity(len);
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = (v.as_ptr() as usize).next_multiple_of(HUGE);
-        let end = (v.as_ptr() as usize + len) / HUGE * HUGE;
-        if len >= 4 * HUGE && end > start {
-            // SAFETY: [start, end) lies inside the vector's allocation,
-            // which nothing has touched yet; MADV_HUGEPAGE only changes how
-            // the kernel backs those pages, never their contents. A failure
-            // (e.g. no transparent huge pages) leaves ordinary pages.
-            unsafe {
-                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    v
 }
 
 fn file_checksum(block_sums: &[u64]) -> u64 {

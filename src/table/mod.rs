@@ -65,14 +65,17 @@ impl Table {
     /// A table from value codes, stored one byte wide when they fit.
     pub fn from_codes(subspace: Subspace, codes: &[u16]) -> Table {
         let narrow = codes.iter().all(|&c| c < 255 || c == UNUSED);
-        let data = if narrow {
-            codes
-                .iter()
-                .map(|&c| if c == UNUSED { 255 } else { c as u8 })
-                .collect()
+        // Finished tables are read at random as exits of later pairs.
+        let mut data = crate::memory::huge_capacity(codes.len() * if narrow { 1 } else { 2 });
+        if narrow {
+            data.extend(
+                codes
+                    .iter()
+                    .map(|&c| if c == UNUSED { 255 } else { c as u8 }),
+            );
         } else {
-            codes.iter().flat_map(|c| c.to_le_bytes()).collect()
-        };
+            data.extend(codes.iter().flat_map(|c| c.to_le_bytes()));
+        }
         Table {
             subspace,
             width: if narrow { 1 } else { 2 },

@@ -1,0 +1,47 @@
+//! Large arrays for random access, backed by huge pages where the system
+//! offers them: with 4 KiB pages nearly every random access to gigabytes
+//! also misses the TLB.
+
+/// A vector of `len` copies of `fill`, its pages advised huge before the
+/// first touch.
+pub fn huge_vec<T: Clone>(len: usize, fill: T) -> Vec<T> {
+    let mut v: Vec<T> = Vec::with_capacity(len);
+    advise_huge(v.as_ptr().cast(), len * std::mem::size_of::<T>());
+    v.resize(len, fill);
+    v
+}
+
+/// A vector of `len` values made by `f`, its pages advised huge first.
+pub fn huge_vec_with<T>(len: usize, f: impl FnMut() -> T) -> Vec<T> {
+    let mut v: Vec<T> = Vec::with_capacity(len);
+    advise_huge(v.as_ptr().cast(), len * std::mem::size_of::<T>());
+    v.resize_with(len, f);
+    v
+}
+
+/// An empty byte vector with room for `len` bytes, its pages advised huge.
+pub fn huge_capacity(len: usize) -> Vec<u8> {
+    let v: Vec<u8> = Vec::with_capacity(len);
+    advise_huge(v.as_ptr(), len);
+    v
+}
+
+fn advise_huge(ptr: *const u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = (ptr as usize).next_multiple_of(HUGE);
+        let end = (ptr as usize + len) / HUGE * HUGE;
+        if len >= 4 * HUGE && end > start {
+            // SAFETY: [start, end) lies inside an allocation of `len` bytes
+            // that nothing has touched yet; MADV_HUGEPAGE only changes how
+            // the kernel backs those pages, never their contents. A failure
+            // (e.g. no transparent huge pages) leaves ordinary pages.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, len);
+}
