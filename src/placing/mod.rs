@@ -25,7 +25,7 @@ use crate::table::{Table, TableFolder};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 /// Most stones one move can remove under `rules` (two mills closed at
@@ -161,7 +161,8 @@ const BATCH: usize = 32;
 
 /// A position waiting for its children's codes.
 struct Pending {
-    offset: usize,
+    /// Its slot in the table made.
+    slot: u64,
     best: Option<Value>,
     children: std::ops::Range<usize>,
 }
@@ -179,13 +180,14 @@ struct Batch {
 impl Batch {
     /// Folds in the children and writes each pending position's code (a
     /// position without moves has lost).
-    fn flush(&mut self, children: &Children<'_>, out: &mut [u16], broken: &AtomicBool) {
+    fn flush(&mut self, children: &Children<'_>, out: &[AtomicU16], broken: &AtomicBool) {
         for p in self.pending.drain(..) {
             let mut best = p.best;
             for &(removed, slot) in &self.lookups[p.children] {
                 fold(&mut best, children.value_at(removed, slot), broken);
             }
-            out[p.offset] = children.encoding.code(best.unwrap_or(Value::Loss(0)));
+            let code = children.encoding.code(best.unwrap_or(Value::Loss(0)));
+            out[p.slot as usize].store(code, Relaxed);
         }
         self.followed += self.lookups.len() as u64;
         self.lookups.clear();
@@ -209,6 +211,12 @@ fn fold(best: &mut Option<Value>, child: Option<Value>, broken: &AtomicBool) {
 
 /// Computes the table of placing subspace `s` from its children's tables.
 /// `None` if a child's slot was marked unused (a damaged or wrong child).
+///
+/// Positions are visited grouped by the other side's stones (`them`): the
+/// side that moves next in every quiet child. All quiet children of a
+/// group then lie in one orbit block of the child table, which stays in
+/// cache, and the one random access per position is the write of its
+/// value, not a read per move.
 fn solve_subspace(
     rules: &Rules,
     s: Subspace,
@@ -218,6 +226,9 @@ fn solve_subspace(
     let board = rules.board();
     let indexer = Indexer::for_board(board);
     let index = indexer.subspace(s.w, s.b);
+    // Slots of `(them, us)`: by orbit of `them`, each class of `(us, them)`
+    // once among the canonical ones.
+    let mirror = indexer.subspace(s.b, s.w);
     let kids = child_subspaces(rules, s);
     let children = Children {
         by_removed: (0..=most_removals(rules))
@@ -232,31 +243,28 @@ fn solve_subspace(
     let quiet = children.by_removed[0].as_ref();
     let broken = AtomicBool::new(false);
     let visits = AtomicU64::new(0);
-    let block = index.block_size() as usize;
-    let mut codes = crate::memory::huge_vec(index.slots() as usize, UNUSED);
-    progress.phase("placing", index.orbits());
-    codes
-        .par_chunks_mut(block)
-        .enumerate()
-        .for_each(|(orbit, out)| {
-            let base = orbit as u64 * block as u64;
-            let mut sets = Vec::new();
-            let mut batch = Batch::default();
-            index.for_each_in_block(orbit as u64, |slot, us, them, canonical| {
+    let codes: Vec<AtomicU16> =
+        crate::memory::huge_vec_with(index.slots() as usize, || AtomicU16::new(UNUSED));
+    progress.phase("placing", mirror.orbits());
+    (0..mirror.orbits()).into_par_iter().for_each_init(
+        || (Vec::new(), Batch::default()),
+        |(sets, batch), orbit| {
+            let mut prepared = None;
+            mirror.for_each_in_block(orbit, |_, them, us, canonical| {
                 if !canonical {
                     return;
                 }
+                // `them` is the block's representative throughout.
+                let prepared = *prepared.get_or_insert_with(|| quiet.map(|(i, _)| i.prepare(them)));
                 let mut best: Option<Value> = None;
                 let first = batch.lookups.len();
-                let prepared = quiet.map(|(i, _)| i.prepare(them));
-                let moves = for_each_step(board, rules, us, them, s.wh, s.bh, &mut sets, |step| {
+                let moves = for_each_step(board, rules, us, them, s.wh, s.bh, sets, |step| {
                     match step {
                         Step::Quiet(after) => {
                             // The child (them to move) is in the quiet table,
                             // which exists: both sides keep their stones.
-                            let (qi, qt) = quiet.expect("a quiet child subspace");
+                            let (qi, _) = quiet.expect("a quiet child subspace");
                             let slot = qi.slot_with(prepared.as_ref().unwrap(), after);
-                            qt.prefetch(slot);
                             batch.lookups.push((0, slot));
                         }
                         Step::Wins => fold(&mut best, Some(Value::Loss(0)), &broken),
@@ -272,25 +280,30 @@ fn solve_subspace(
                 if moves == 0 && blocked_draws(board, rules, us.union(them)) {
                     best = Some(Value::Draw);
                 }
+                let slot = index.slot(us, them);
+                crate::solve::prefetch(&codes[slot as usize]);
                 batch.pending.push(Pending {
-                    offset: (slot - base) as usize,
+                    slot,
                     best,
                     children: first..batch.lookups.len(),
                 });
-                // The children's codes are read a batch later, so the
-                // prefetches have time to arrive: the reads are cache misses.
+                // The captures' codes and the values' places are cache
+                // misses: they are read and written a batch later, so that
+                // the prefetches have time to arrive.
                 if batch.pending.len() == BATCH {
-                    batch.flush(&children, out, &broken);
+                    batch.flush(&children, &codes, &broken);
                 }
             });
-            batch.flush(&children, out, &broken);
-            visits.fetch_add(batch.followed, Relaxed);
+            batch.flush(&children, &codes, &broken);
+            visits.fetch_add(std::mem::take(&mut batch.followed), Relaxed);
             progress.advance(1);
-        });
+        },
+    );
     progress.visits(visits.into_inner());
     if broken.into_inner() {
         return None;
     }
+    let codes: Vec<u16> = codes.into_iter().map(AtomicU16::into_inner).collect();
     Some(Table::from_codes(s, &codes).with_encoding(children.encoding))
 }
 
