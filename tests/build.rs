@@ -17,7 +17,7 @@ fn temp_db(name: &str) -> PathBuf {
 }
 
 fn build(db: &Path, threads: &str, subspaces: &str) {
-    common::run_ok(&[
+    let out = common::run_ok(&[
         "build",
         "--db",
         db.to_str().unwrap(),
@@ -26,6 +26,26 @@ fn build(db: &Path, threads: &str, subspaces: &str) {
         "--subspaces",
         subspaces,
     ]);
+    // The log ends with the build's rate and the machine figure (not
+    // measured for a build this short, and said so).
+    let log = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = log.lines().collect();
+    let last = lines.last().copied().unwrap_or_default();
+    assert!(
+        last.starts_with("machine figure:") || last == "rate: nothing computed",
+        "{log}"
+    );
+    if last.starts_with("machine figure:") {
+        let rate = lines[lines.len() - 2];
+        assert!(rate.starts_with("rate, moving phase: "), "{log}");
+        let visits: u64 = rate["rate, moving phase: ".len()..]
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(visits > 0, "{rate}");
+    }
 }
 
 /// Every file of the rule set's folder, by name, with its bytes.
@@ -164,6 +184,46 @@ fn stats_json_has_the_documented_fields() {
         serde_json::from_slice(&std::fs::read(db.join("standard").join("stats.json")).unwrap())
             .unwrap();
     assert_eq!(file["subspaces"].as_array().unwrap().len(), 3);
+    assert_eq!(file["checksums"].as_array().unwrap().len(), 3);
+    // A row is taken from the file only for the table it counted: with a
+    // wrong count and another checksum, 3-3 is counted again; with the
+    // same checksum the file's row stands (so the file is what is read).
+    let path = db.join("standard").join("stats.json");
+    let stats_33 = || {
+        let out = millbase()
+            .args(["stats", "--json", "--db", db.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["subspaces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["subspace"] == "3-3")
+            .unwrap()["wins"]
+            .as_u64()
+            .unwrap()
+    };
+    let true_wins = r33["wins"].as_u64().unwrap();
+    let k = file["subspaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|r| r["subspace"] == "3-3")
+        .unwrap();
+    let mut edited = file.clone();
+    edited["subspaces"][k]["wins"] = serde_json::json!(7);
+    std::fs::write(&path, serde_json::to_vec(&edited).unwrap()).unwrap();
+    assert_eq!(
+        stats_33(),
+        7,
+        "the row of an unchanged table is read from the file"
+    );
+    let sum = edited["checksums"][k].as_u64().unwrap();
+    edited["checksums"][k] = serde_json::json!(sum ^ 1);
+    std::fs::write(&path, serde_json::to_vec(&edited).unwrap()).unwrap();
+    assert_eq!(stats_33(), true_wins, "a changed table is counted again");
     // No tables: a clear error.
     let empty = temp_db("none");
     let out = millbase()

@@ -97,6 +97,34 @@ fn bad_input_exits_2_with_one_clear_line() {
 }
 
 #[test]
+fn bench_machine_prints_its_figure_last() {
+    let o = millbase(&["bench-machine", "--seconds", "0.2", "--threads", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let last = out.lines().last().unwrap();
+    let rate: f64 = last
+        .strip_prefix("machine figure: ")
+        .and_then(|r| r.strip_suffix(" M random byte updates/s"))
+        .unwrap_or_else(|| panic!("{out}"))
+        .parse()
+        .unwrap();
+    assert!(rate > 0.0, "{out}");
+    assert!(
+        out.contains("processor: ") && out.contains("caches: "),
+        "{out}"
+    );
+    let o = millbase(&["bench-machine", "--seconds", "0.1", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["updates_per_second"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["array_bytes"], 1u64 << 30);
+    for bad in ["0", "-1", "x", "601"] {
+        let o = millbase(&["bench-machine", "--seconds", bad]);
+        assert_eq!(o.status.code(), Some(2), "--seconds {bad}");
+        assert!(!stderr(&o).contains("panicked"));
+    }
+}
+
+#[test]
 fn every_subcommand_has_help() {
     for sub in ["show", "moves", "perft"] {
         let o = millbase(&[sub, "--help"]);

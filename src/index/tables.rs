@@ -74,49 +74,130 @@ pub fn colex_rank(s: PointSet) -> u64 {
 }
 
 /// The bits of `v` at the positions of `mask`, packed to the low end.
+///
+/// BMI2's `pext` where it is fast; on AMD processors before Zen 3 it is
+/// microcoded (hundreds of cycles for a 24-point mask), so there, and
+/// without BMI2, byte tables do it ([`bmi2_is_fast`]).
 #[inline]
 pub fn pext(v: u32, mask: u32) -> u32 {
     #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    {
+    if bmi2_is_fast() {
         // SAFETY: the crate is compiled with BMI2 enabled (this cfg), so
         // the instruction exists on every processor this binary runs on.
-        unsafe { core::arch::x86_64::_pext_u32(v, mask) }
+        return unsafe { core::arch::x86_64::_pext_u32(v, mask) };
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-    {
-        let (mut out, mut m, mut i) = (0u32, mask, 0);
-        while m != 0 {
-            let low = m & m.wrapping_neg();
-            if v & low != 0 {
-                out |= 1 << i;
-            }
-            m &= m - 1;
-            i += 1;
-        }
-        out
-    }
+    pext_bytes(v, mask)
 }
 
-/// The low bits of `v` spread to the positions of `mask` (inverse of [`pext`]).
+/// [`pext`] by byte tables.
+#[inline]
+fn pext_bytes(v: u32, mask: u32) -> u32 {
+    let t = &*BYTE_TABLES;
+    let mut out = 0u32;
+    let mut shift = 0;
+    for k in 0..4 {
+        let m = (mask >> (8 * k)) & 255;
+        let x = (v >> (8 * k)) & 255;
+        out |= (t.pext[(m << 8 | x) as usize] as u32) << shift;
+        shift += m.count_ones();
+    }
+    out
+}
+
+/// The low bits of `v` spread to the positions of `mask` (inverse of
+/// [`pext`]), by BMI2's `pdep` where it is fast, else by byte tables.
 #[inline]
 pub fn pdep(v: u32, mask: u32) -> u32 {
     #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    {
+    if bmi2_is_fast() {
         // SAFETY: as in `pext`, BMI2 is enabled for this compilation.
-        unsafe { core::arch::x86_64::_pdep_u32(v, mask) }
+        return unsafe { core::arch::x86_64::_pdep_u32(v, mask) };
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-    {
-        let (mut out, mut m, mut i) = (0u32, mask, 0);
-        while m != 0 {
-            let low = m & m.wrapping_neg();
-            if v & (1 << i) != 0 {
-                out |= low;
+    pdep_bytes(v, mask)
+}
+
+/// [`pdep`] by byte tables.
+#[inline]
+fn pdep_bytes(v: u32, mask: u32) -> u32 {
+    let t = &*BYTE_TABLES;
+    let mut out = 0u32;
+    let mut rest = v;
+    for k in 0..4 {
+        let m = (mask >> (8 * k)) & 255;
+        out |= (t.pdep[(m << 8 | (rest & 255)) as usize] as u32) << (8 * k);
+        rest = rest.checked_shr(m.count_ones()).unwrap_or(0);
+    }
+    out
+}
+
+/// `pext` and `pdep` of one byte under one byte mask: index `mask << 8 | v`.
+struct ByteTables {
+    pext: Vec<u8>,
+    pdep: Vec<u8>,
+}
+
+static BYTE_TABLES: std::sync::LazyLock<ByteTables> = std::sync::LazyLock::new(|| {
+    let mut pext = vec![0u8; 1 << 16];
+    let mut pdep = vec![0u8; 1 << 16];
+    for m in 0..256u32 {
+        for v in 0..256u32 {
+            let (mut packed, mut spread, mut i) = (0u32, 0u32, 0);
+            for bit in 0..8 {
+                if m & (1 << bit) != 0 {
+                    if v & (1 << bit) != 0 {
+                        packed |= 1 << i;
+                    }
+                    if v & (1 << i) != 0 {
+                        spread |= 1 << bit;
+                    }
+                    i += 1;
+                }
             }
-            m &= m - 1;
-            i += 1;
+            pext[(m << 8 | v) as usize] = packed as u8;
+            pdep[(m << 8 | v) as usize] = spread as u8;
         }
-        out
+    }
+    ByteTables { pext, pdep }
+});
+
+/// 0 not decided yet, 1 the instructions are fast, 2 use the tables.
+static BMI2_MODE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Whether BMI2's `pext`/`pdep` are fast here: not on AMD before family
+/// 0x19 (Zen 3). `MILLBASE_PEXT=hardware` or `=table` overrides the choice
+/// (for measuring one against the other).
+#[inline]
+pub fn bmi2_is_fast() -> bool {
+    use std::sync::atomic::Ordering::Relaxed;
+    match BMI2_MODE.load(Relaxed) {
+        1 => true,
+        2 => false,
+        _ => {
+            let fast = match std::env::var("MILLBASE_PEXT").as_deref() {
+                Ok("hardware") => true,
+                Ok("table") => false,
+                _ => cpu_has_fast_bmi2(),
+            };
+            BMI2_MODE.store(if fast { 1 } else { 2 }, Relaxed);
+            fast
+        }
+    }
+}
+
+fn cpu_has_fast_bmi2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (vendor, leaf1) = (
+            core::arch::x86_64::__cpuid(0),
+            core::arch::x86_64::__cpuid(1),
+        );
+        let amd = (vendor.ebx, vendor.edx, vendor.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163);
+        let family = ((leaf1.eax >> 8) & 15) + ((leaf1.eax >> 20) & 255);
+        !(amd && family < 0x19)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 
@@ -327,6 +408,41 @@ pub fn next_same_size(s: PointSet) -> PointSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_tables_agree_with_bit_by_bit_pext_and_pdep() {
+        let naive_pext = |v: u32, m: u32| {
+            let (mut out, mut i) = (0, 0);
+            for bit in 0..32 {
+                if m >> bit & 1 == 1 {
+                    out |= (v >> bit & 1) << i;
+                    i += 1;
+                }
+            }
+            out
+        };
+        let naive_pdep = |v: u32, m: u32| {
+            let (mut out, mut i) = (0, 0);
+            for bit in 0..32 {
+                if m >> bit & 1 == 1 {
+                    out |= (v >> i & 1) << bit;
+                    i += 1;
+                }
+            }
+            out
+        };
+        let mut x = 0x1234_5678_9abc_def1u64;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let (v, m) = (x as u32, (x >> 32) as u32);
+            assert_eq!(pext_bytes(v, m), naive_pext(v, m), "pext {v:#x} {m:#x}");
+            assert_eq!(pdep_bytes(v, m), naive_pdep(v, m), "pdep {v:#x} {m:#x}");
+            assert_eq!(pext(v, m), naive_pext(v, m));
+            assert_eq!(pdep(v, m), naive_pdep(v, m));
+        }
+    }
 
     #[test]
     fn colex_rank_and_unrank_are_inverse_on_every_set() {

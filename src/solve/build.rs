@@ -154,6 +154,9 @@ pub fn build(
         stats: Vec::new(),
     };
     let mut exits = Exits::new(rules.board());
+    // Rows of the pairs computed now: the stats file needs no second read
+    // of their tables.
+    let mut fresh = Vec::new();
     for (n, &pair) in order.iter().enumerate() {
         let subs = pair_subspaces(pair);
         let name = subs
@@ -206,6 +209,7 @@ pub fn build(
         }
         let stats: Vec<SubspaceStats> = tables.iter().map(SubspaceStats::of_table).collect();
         progress.pair_finished(&name, slots, &stats, start.elapsed().as_secs_f64());
+        fresh.extend(stats);
         report.computed += 1;
         if later.contains(&pair) {
             for t in tables {
@@ -213,8 +217,8 @@ pub fn build(
             }
         }
     }
-    // One read of every table serves both the report and stats.json; when
-    // nothing changed, the stats file on disk already holds the rows.
+    // The stats file keeps the rows of unchanged tables; when nothing
+    // changed, it already holds every row.
     let on_file = (report.computed == 0)
         .then(|| folder.read_stats())
         .flatten()
@@ -225,7 +229,7 @@ pub fn build(
         });
     let all = match on_file {
         Some(rows) => rows,
-        None => folder.write_stats()?,
+        None => folder.write_stats(&fresh)?,
     };
     report.stats = all
         .into_iter()

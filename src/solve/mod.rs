@@ -117,6 +117,8 @@ impl Exits {
 #[derive(Default)]
 struct Outlook {
     moves: usize,
+    /// Distinct in-pair child classes.
+    in_pair: usize,
     /// Shallowest lost exit child (the game ending counts as loss in 0).
     min_exit_loss: Option<u32>,
     /// Deepest won exit child.
@@ -197,8 +199,8 @@ impl Pair<'_> {
         }
     }
 
-    /// Moves of `(us, them)`: in-pair child slots into `children` (sorted,
-    /// distinct), exits summarised.
+    /// Moves of `(us, them)`: in-pair child classes counted, exits
+    /// summarised.
     fn outlook(
         &self,
         i: usize,
@@ -231,6 +233,11 @@ impl Pair<'_> {
         let side = child_idx.prepare(them);
         let mut o = Outlook::default();
         children.clear();
+        // Two moves reach the same class only through a symmetry fixing
+        // `them`: without one, every quiet move is a distinct child and
+        // counting them needs no child slots.
+        let symmetric = side.stabiliser != 0;
+        let mut quiet = 0;
         o.moves = for_each_step(
             self.board,
             self.rules,
@@ -240,17 +247,19 @@ impl Pair<'_> {
             0,
             sets,
             |step| match step {
-                Step::Quiet(us2) => children.push(child_idx.slot_with(&side, us2)),
+                Step::Quiet(us2) if symmetric => children.push(child_idx.slot_with(&side, us2)),
+                Step::Quiet(_) => quiet += 1,
                 Step::Wins => o.exit(Some(Value::Loss(0))),
                 Step::Capture(us2, them2) => lookups.push(self.exits.locate(them2, us2)),
             },
         );
-        // Two moves reach the same class only through a symmetry fixing
-        // `them`, so only then can the child slots repeat.
-        if side.stabiliser != 0 {
+        o.in_pair = if symmetric {
             children.sort_unstable();
             children.dedup();
-        }
+            children.len()
+        } else {
+            quiet
+        };
         o
     }
 
@@ -276,8 +285,8 @@ impl Pair<'_> {
                         waiting.push(Waiting {
                             slot,
                             full: us.union(them) == self.board.all,
+                            in_pair: o.in_pair,
                             outlook: o,
-                            in_pair: children.len(),
                             exits: first..lookups.len(),
                         });
                         // The exits are read a batch later, so that the

@@ -120,32 +120,79 @@ impl TableFolder {
         self.moving_dir().join("stats.json")
     }
 
+    /// The stats file, if it is there, readable and made for these rules'
+    /// moving phase.
+    fn read_stats_file(&self) -> Option<StatsFile> {
+        let bytes = std::fs::read(self.stats_path()).ok()?;
+        let file: StatsFile = serde_json::from_slice(&bytes).ok()?;
+        (file.rules == self.rules.moving_rules().canonical()).then_some(file)
+    }
+
     /// The rows of the stats file, if it is there, readable and made for
     /// these rules' moving phase.
     pub fn read_stats(&self) -> Option<Vec<SubspaceStats>> {
-        let bytes = std::fs::read(self.stats_path()).ok()?;
-        let file: StatsFile = serde_json::from_slice(&bytes).ok()?;
-        (file.rules == self.rules.moving_rules().canonical()).then_some(file.subspaces)
+        self.read_stats_file().map(|f| f.subspaces)
     }
 
-    /// Stats of the given subspaces' tables (each read and checked).
+    /// Stats of the given subspaces' tables: a moving-phase table's row
+    /// from the stats file when the table is the one counted there (same
+    /// file checksum), else counted from the table (read and checked).
     pub fn stats_of(&self, subs: &[Subspace]) -> Result<Vec<SubspaceStats>, TableError> {
-        subs.iter()
-            .map(|&s| Ok(SubspaceStats::of_table(&self.load(s)?)))
-            .collect()
+        Ok(self.rows_of(subs, &[], self.read_stats_file())?.0)
+    }
+
+    /// Rows and file checksums for `subs`: from `fresh` (rows just
+    /// counted by a build), else from `file` when the checksum matches,
+    /// else counted.
+    fn rows_of(
+        &self,
+        subs: &[Subspace],
+        fresh: &[SubspaceStats],
+        file: Option<StatsFile>,
+    ) -> Result<(Vec<SubspaceStats>, Vec<u64>), TableError> {
+        let file = file.unwrap_or(StatsFile {
+            rules: String::new(),
+            subspaces: Vec::new(),
+            checksums: Vec::new(),
+        });
+        let mut rows = Vec::new();
+        let mut sums = Vec::new();
+        for &s in subs {
+            let name = s.to_string();
+            let sum = self.open(s)?.info().file_checksum;
+            let known = fresh
+                .iter()
+                .find(|r| r.subspace == name)
+                .cloned()
+                .or_else(|| {
+                    file.subspaces
+                        .iter()
+                        .zip(&file.checksums)
+                        .find(|(r, c)| r.subspace == name && **c == sum && s.is_moving())
+                        .map(|(r, _)| r.clone())
+                });
+            rows.push(match known {
+                Some(r) => r,
+                None => SubspaceStats::of_table(&self.load(s)?),
+            });
+            sums.push(sum);
+        }
+        Ok((rows, sums))
     }
 
     /// Writes the stats file for every moving-phase table present and
-    /// returns its rows.
-    pub fn write_stats(&self) -> Result<Vec<SubspaceStats>, TableError> {
+    /// returns its rows; `fresh` holds rows a build has just counted.
+    pub fn write_stats(&self, fresh: &[SubspaceStats]) -> Result<Vec<SubspaceStats>, TableError> {
         let moving = self.rules.moving_rules();
         let present: Vec<Subspace> = crate::index::moving_subspaces(&moving)
             .into_iter()
             .filter(|&s| self.exists(s))
             .collect();
+        let (rows, checksums) = self.rows_of(&present, fresh, self.read_stats_file())?;
         let file = StatsFile {
             rules: moving.canonical(),
-            subspaces: self.stats_of(&present)?,
+            subspaces: rows,
+            checksums,
         };
         let path = self.stats_path();
         let tmp = path.with_extension("tmp");

@@ -2,6 +2,7 @@
 
 use super::Table;
 use crate::solve::value::Value;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Counts of one finished subspace.
@@ -67,8 +68,34 @@ impl SubspaceStats {
     /// [`SubspaceStats::of_table`] and how many wins and losses take each
     /// number of plies.
     pub fn with_plies(table: &Table) -> (SubspaceStats, PliesCounts) {
-        let mut s = SubspaceStats::empty(&table.subspace.to_string());
-        let mut plies = PliesCounts::default();
+        let name = table.subspace.to_string();
+        let chunk = 1u64 << 20;
+        (0..table.len().div_ceil(chunk))
+            .into_par_iter()
+            .map(|c| {
+                let mut part = (SubspaceStats::empty(&name), PliesCounts::default());
+                part.count(table, c * chunk..((c + 1) * chunk).min(table.len()));
+                part
+            })
+            .reduce(
+                || (SubspaceStats::empty(&name), PliesCounts::default()),
+                |mut a, b| {
+                    a.0.add(&b.0);
+                    a.1.add(&b.1);
+                    a
+                },
+            )
+    }
+}
+
+/// Counting one range of a table's slots.
+trait Count {
+    fn count(&mut self, table: &Table, slots: std::ops::Range<u64>);
+}
+
+impl Count for (SubspaceStats, PliesCounts) {
+    fn count(&mut self, table: &Table, slots: std::ops::Range<u64>) {
+        let (s, plies) = self;
         let count = |v: &mut Vec<u64>, d: u32| {
             let d = d as usize;
             if v.len() <= d {
@@ -77,7 +104,7 @@ impl SubspaceStats {
             v[d] += 1;
         };
         let encoding = table.encoding();
-        for slot in 0..table.len() {
+        for slot in slots {
             let code = table.code(slot);
             match encoding.value(code) {
                 None => continue,
@@ -102,7 +129,6 @@ impl SubspaceStats {
             }
             s.positions += 1;
         }
-        (s, plies)
     }
 }
 
@@ -116,6 +142,23 @@ pub struct PliesCounts {
     pub losses: Vec<u64>,
 }
 
+impl PliesCounts {
+    /// Adds another table's (or part's) counts.
+    pub fn add(&mut self, other: &PliesCounts) {
+        for (mine, theirs) in [
+            (&mut self.wins, &other.wins),
+            (&mut self.losses, &other.losses),
+        ] {
+            if mine.len() < theirs.len() {
+                mine.resize(theirs.len(), 0);
+            }
+            for (m, t) in mine.iter_mut().zip(theirs) {
+                *m += t;
+            }
+        }
+    }
+}
+
 /// The stats file written next to the moving-phase tables (`stats.json`).
 #[derive(Serialize, Deserialize)]
 pub struct StatsFile {
@@ -123,4 +166,8 @@ pub struct StatsFile {
     pub rules: String,
     /// One row per subspace present.
     pub subspaces: Vec<SubspaceStats>,
+    /// The file checksum of each row's table when the row was counted: a
+    /// row whose table has changed since is counted again.
+    #[serde(default)]
+    pub checksums: Vec<u64>,
 }
