@@ -76,21 +76,29 @@ pub fn colex_rank(s: PointSet) -> u64 {
 /// The bits of `v` at the positions of `mask`, packed to the low end.
 ///
 /// BMI2's `pext` where it is fast; on AMD processors before Zen 3 it is
-/// microcoded (hundreds of cycles for a 24-point mask), so there, and
-/// without BMI2, byte tables do it ([`bmi2_is_fast`]).
+/// microcoded (hundreds of cycles for a 24-point mask), so there (the cfg
+/// `slow_bmi2`, set by the build script `tools/detect_cpu.rs`), and
+/// without BMI2, byte tables do it.
 #[inline]
 pub fn pext(v: u32, mask: u32) -> u32 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    if bmi2_is_fast() {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2", not(slow_bmi2)))]
+    {
         // SAFETY: the crate is compiled with BMI2 enabled (this cfg), so
         // the instruction exists on every processor this binary runs on.
-        return unsafe { core::arch::x86_64::_pext_u32(v, mask) };
+        unsafe { core::arch::x86_64::_pext_u32(v, mask) }
     }
-    pext_bytes(v, mask)
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2", not(slow_bmi2))))]
+    {
+        pext_bytes(v, mask)
+    }
 }
 
 /// [`pext`] by byte tables.
 #[inline]
+#[cfg_attr(
+    not(any(test, slow_bmi2, not(target_feature = "bmi2"))),
+    allow(dead_code)
+)]
 fn pext_bytes(v: u32, mask: u32) -> u32 {
     let t = &*BYTE_TABLES;
     let mut out = 0u32;
@@ -108,16 +116,23 @@ fn pext_bytes(v: u32, mask: u32) -> u32 {
 /// [`pext`]), by BMI2's `pdep` where it is fast, else by byte tables.
 #[inline]
 pub fn pdep(v: u32, mask: u32) -> u32 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    if bmi2_is_fast() {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2", not(slow_bmi2)))]
+    {
         // SAFETY: as in `pext`, BMI2 is enabled for this compilation.
-        return unsafe { core::arch::x86_64::_pdep_u32(v, mask) };
+        unsafe { core::arch::x86_64::_pdep_u32(v, mask) }
     }
-    pdep_bytes(v, mask)
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2", not(slow_bmi2))))]
+    {
+        pdep_bytes(v, mask)
+    }
 }
 
 /// [`pdep`] by byte tables.
 #[inline]
+#[cfg_attr(
+    not(any(test, slow_bmi2, not(target_feature = "bmi2"))),
+    allow(dead_code)
+)]
 fn pdep_bytes(v: u32, mask: u32) -> u32 {
     let t = &*BYTE_TABLES;
     let mut out = 0u32;
@@ -131,11 +146,19 @@ fn pdep_bytes(v: u32, mask: u32) -> u32 {
 }
 
 /// `pext` and `pdep` of one byte under one byte mask: index `mask << 8 | v`.
+#[cfg_attr(
+    not(any(test, slow_bmi2, not(target_feature = "bmi2"))),
+    allow(dead_code)
+)]
 struct ByteTables {
     pext: Vec<u8>,
     pdep: Vec<u8>,
 }
 
+#[cfg_attr(
+    not(any(test, slow_bmi2, not(target_feature = "bmi2"))),
+    allow(dead_code)
+)]
 static BYTE_TABLES: std::sync::LazyLock<ByteTables> = std::sync::LazyLock::new(|| {
     let mut pext = vec![0u8; 1 << 16];
     let mut pdep = vec![0u8; 1 << 16];
@@ -159,47 +182,6 @@ static BYTE_TABLES: std::sync::LazyLock<ByteTables> = std::sync::LazyLock::new(|
     }
     ByteTables { pext, pdep }
 });
-
-/// 0 not decided yet, 1 the instructions are fast, 2 use the tables.
-static BMI2_MODE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
-
-/// Whether BMI2's `pext`/`pdep` are fast here: not on AMD before family
-/// 0x19 (Zen 3). `MILLBASE_PEXT=hardware` or `=table` overrides the choice
-/// (for measuring one against the other).
-#[inline]
-pub fn bmi2_is_fast() -> bool {
-    use std::sync::atomic::Ordering::Relaxed;
-    match BMI2_MODE.load(Relaxed) {
-        1 => true,
-        2 => false,
-        _ => {
-            let fast = match std::env::var("MILLBASE_PEXT").as_deref() {
-                Ok("hardware") => true,
-                Ok("table") => false,
-                _ => cpu_has_fast_bmi2(),
-            };
-            BMI2_MODE.store(if fast { 1 } else { 2 }, Relaxed);
-            fast
-        }
-    }
-}
-
-fn cpu_has_fast_bmi2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let (vendor, leaf1) = (
-            core::arch::x86_64::__cpuid(0),
-            core::arch::x86_64::__cpuid(1),
-        );
-        let amd = (vendor.ebx, vendor.edx, vendor.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163);
-        let family = ((leaf1.eax >> 8) & 15) + ((leaf1.eax >> 20) & 255);
-        !(amd && family < 0x19)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
 
 /// Tables to unrank byte by byte: sets of one size in colex order are in
 /// numeric order, so all sets sharing their high byte form one block of
