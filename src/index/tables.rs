@@ -275,6 +275,8 @@ pub fn colex_unrank(k: u32, rank: u64) -> PointSet {
 pub struct SymTables {
     /// `bytes[s][k][v]`: image under symmetry `s` of byte `k` having value `v`.
     bytes: Vec<[[u32; 256]; 3]>,
+    /// `inverse[s]`: the number of the symmetry undoing symmetry `s`.
+    inverse: Vec<usize>,
 }
 
 impl SymTables {
@@ -294,7 +296,23 @@ impl SymTables {
                 t
             })
             .collect();
-        SymTables { bytes }
+        let syms = &board.symmetries;
+        let inverse = syms
+            .iter()
+            .map(|s| {
+                syms.iter()
+                    .position(|t| {
+                        (0..board.size as usize).all(|p| t.map[s.map[p] as usize] as usize == p)
+                    })
+                    .expect("the symmetries form a group")
+            })
+            .collect();
+        SymTables { bytes, inverse }
+    }
+
+    /// The number of the symmetry undoing symmetry `sym`.
+    pub fn inverse(&self, sym: usize) -> usize {
+        self.inverse[sym]
     }
 
     /// The image of `s` under symmetry `sym`.
@@ -332,32 +350,32 @@ impl OrbitTable {
     pub fn build(board: &Board, syms: &SymTables, w: u8) -> OrbitTable {
         assert!(syms.count() <= 16, "symmetry numbers must fit in 4 bits");
         let n = binomial(board.size as u32, w as u32) as usize;
-        let mut entry = vec![0u32; n];
+        const UNSEEN: u32 = u32::MAX;
+        let mut entry = vec![UNSEEN; n];
         let mut reps = Vec::new();
         let mut stabiliser = Vec::new();
-        // Sets of one size in colex order are in numeric order, so an
-        // orbit's representative (its smallest member) comes first and its
-        // entry exists when the other members look it up.
+        // Sets of one size in colex order are in numeric order, so the first
+        // set met of each orbit is its smallest member, the representative;
+        // its images then get their entries at once (a symmetry per orbit
+        // member, not one per member and symmetry).
         let mut s = colex_unrank(w as u32, 0);
         for r in 0..n {
             debug_assert_eq!(colex_rank(s) as usize, r);
-            let (mut best, mut best_sym) = (s, 0usize);
-            for g in 1..syms.count() {
-                let img = syms.apply(g, s);
-                if img.0 < best.0 {
-                    (best, best_sym) = (img, g);
+            if entry[r] == UNSEEN {
+                let orbit = reps.len() as u32;
+                let mut stab = 0u16;
+                for g in 0..syms.count() {
+                    let img = syms.apply(g, s);
+                    if img == s {
+                        stab |= ((g > 0) as u16) << g;
+                    }
+                    let k = colex_rank(img) as usize;
+                    if entry[k] == UNSEEN {
+                        entry[k] = orbit << 4 | syms.inverse(g) as u32;
+                    }
                 }
-            }
-            if best == s {
-                let stab = (1..syms.count())
-                    .filter(|&g| syms.apply(g, s) == s)
-                    .fold(0u16, |acc, g| acc | 1 << g);
-                entry[r] = (reps.len() as u32) << 4;
                 reps.push(s);
                 stabiliser.push(stab);
-            } else {
-                let orbit = entry[colex_rank(best) as usize] >> 4;
-                entry[r] = orbit << 4 | best_sym as u32;
             }
             if r + 1 < n {
                 s = next_same_size(s);
