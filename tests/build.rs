@@ -148,16 +148,21 @@ fn one_or_two_threads_and_an_interrupted_run_give_the_same_bytes() {
     }
 }
 
-#[test]
-fn stats_json_has_the_documented_fields() {
-    let db = temp_db("stats");
-    build(&db, "2", "4-3");
+/// The output of `stats --json` for the standard tables under `db`.
+fn stats_json(db: &Path) -> serde_json::Value {
     let out = millbase()
         .args(["stats", "--json", "--db", db.to_str().unwrap()])
         .output()
         .unwrap();
     assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn stats_json_has_the_documented_fields() {
+    let db = temp_db("stats");
+    build(&db, "2", "4-3");
+    let v = stats_json(&db);
     let rows = v["subspaces"].as_array().unwrap();
     assert_eq!(rows.len(), 3);
     let r33 = rows.iter().find(|r| r["subspace"] == "3-3").unwrap();
@@ -190,13 +195,7 @@ fn stats_json_has_the_documented_fields() {
     // same checksum the file's row stands (so the file is what is read).
     let path = db.join("standard").join("stats.json");
     let stats_33 = || {
-        let out = millbase()
-            .args(["stats", "--json", "--db", db.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["subspaces"]
+        stats_json(&db)["subspaces"]
             .as_array()
             .unwrap()
             .iter()
