@@ -2,15 +2,6 @@
 //! offers them: with 4 KiB pages nearly every random access to gigabytes
 //! also misses the TLB.
 
-/// A vector of `len` copies of `fill`, its pages advised huge before the
-/// first touch.
-pub fn huge_vec<T: Clone>(len: usize, fill: T) -> Vec<T> {
-    let mut v: Vec<T> = Vec::with_capacity(len);
-    advise_huge(v.as_ptr().cast(), len * std::mem::size_of::<T>());
-    v.resize(len, fill);
-    v
-}
-
 /// A vector of `len` values made by `f`, its pages advised huge first.
 pub fn huge_vec_with<T>(len: usize, f: impl FnMut() -> T) -> Vec<T> {
     let mut v: Vec<T> = Vec::with_capacity(len);

@@ -67,6 +67,8 @@ struct CliProgress {
     work: Mutex<[PhaseWork; 2]>,
     /// Visits reported for the pair in progress.
     pending_visits: Mutex<u64>,
+    /// The phase being built: 0 moving, 1 placing (set by `build_cmd`).
+    placing: std::sync::atomic::AtomicBool,
 }
 
 /// The memory-bound work of one build phase.
@@ -113,6 +115,7 @@ impl CliProgress {
             computed: Mutex::new((0, 0.0)),
             work: Mutex::new([PhaseWork::default(); 2]),
             pending_visits: Mutex::new(0),
+            placing: std::sync::atomic::AtomicBool::new(false),
         }
     }
 }
@@ -149,8 +152,7 @@ impl Progress for CliProgress {
         self.log_phase_end();
         self.overall.inc(slots);
         {
-            // Placing subspaces are named `w-b-wh-bh`, moving pairs `w-b + b-w`.
-            let phase = (name.matches('-').count() == 3) as usize;
+            let phase = self.placing.load(std::sync::atomic::Ordering::Relaxed) as usize;
             let w = &mut self.work.lock().unwrap()[phase];
             w.visits += std::mem::take(&mut *self.pending_visits.lock().unwrap());
             w.seconds += seconds;
@@ -244,6 +246,9 @@ pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
         message: e.to_string(),
     })?;
     let moving_seconds = start.elapsed().as_secs_f64();
+    progress
+        .placing
+        .store(true, std::sync::atomic::Ordering::Relaxed);
     let placing_report = if placing {
         Some(
             millbase::placing::build_placing(rules, &args.db, args.zstd_level, &progress).map_err(
