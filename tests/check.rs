@@ -170,3 +170,52 @@ fn tables_of_another_format_version_are_refused_and_rebuilt() {
     );
     let _ = std::fs::remove_dir_all(db);
 }
+
+/// `tests/data/format2/three`: the whole of three men's morris, built by
+/// millbase 0.1 of session 7, which wrote format 2.
+#[test]
+fn format_2_tables_read_as_the_same_values_as_format_3() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format2");
+    let db = std::env::temp_dir().join(format!("millbase-check-{}-format3", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    let out = millbase(&["build", "--rules", "three", "--db", db.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let rules: Rules = "three".parse().unwrap();
+    let (old, new) = (
+        TableFolder::new(&fixture, &rules),
+        TableFolder::new(&db, &rules),
+    );
+    let mut tables = 0;
+    for entry in std::fs::read_dir(fixture.join("three")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let Some(s) = name.strip_suffix(".mbt") else {
+            continue;
+        };
+        let s: Subspace = s.parse().unwrap();
+        let (a, b) = (old.open(s).unwrap(), new.open(s).unwrap());
+        assert_eq!((a.info().version, b.info().version), (2, 3));
+        let (a, b) = (old.load(s).unwrap(), new.load(s).unwrap());
+        assert!(!a.is_empty() && a.len() == b.len());
+        for slot in 0..a.len() {
+            assert_eq!(a.code(slot), b.code(slot), "{s} slot {slot}");
+        }
+        tables += 1;
+    }
+    assert_eq!(tables, 7);
+    let out = check(&fixture, "three");
+    assert!(
+        out.status.success() && text(&out).contains("all consistent"),
+        "{}",
+        text(&out)
+    );
+    let q = millbase(&[
+        "query",
+        "--rules",
+        "three",
+        "--db",
+        fixture.to_str().unwrap(),
+        "start",
+    ]);
+    assert!(text(&q).contains("win in 9"), "{}", text(&q));
+    let _ = std::fs::remove_dir_all(db);
+}

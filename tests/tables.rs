@@ -14,10 +14,11 @@ fn fresh_db(name: &str) -> PathBuf {
     dir
 }
 
-/// Positions in a format-2 file: (block count, start of the block index).
+/// Positions in a format-3 file: (block count, start of the block index).
 fn layout(bytes: &[u8]) -> (usize, usize) {
     let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap()) as usize;
-    (u32_at(36), 60 + u32_at(48))
+    assert_eq!(u32_at(8), 3, "format version");
+    (u32_at(36), 64 + u32_at(52))
 }
 
 /// (offset, length) of every block of the code section.

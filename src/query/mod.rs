@@ -20,17 +20,18 @@ use crate::index::{Indexer, Subspace};
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::solve::value::{Encoding, Value};
-use crate::table::{MappedTable, Section, TableError, TableFolder, Wdl};
+use crate::table::{CodeBlock, MappedTable, TableError, TableFolder, Wdl};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};
 
-/// Decompressed blocks kept by default (4 KiB win/draw/loss or 16 KiB code
-/// blocks): 64 MiB at most.
+/// Decompressed blocks kept by default, of each section: 4 KiB a
+/// win/draw/loss block, 6 to 22 KiB a code block (up to 32 KiB for a table
+/// of 2-byte codes in layout 1), so about 100 MiB at most.
 pub const DEFAULT_CACHE_BLOCKS: usize = 4096;
 const SHARDS: usize = 64;
 
-type BlockKey = (Subspace, Section, u32);
+type BlockKey = (Subspace, u32);
 
 /// A hasher for small keys that need no protection from chosen inputs
 /// (table and block numbers, position classes): a multiply per word
@@ -61,13 +62,13 @@ impl std::hash::Hasher for FastHasher {
 type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
 
 /// A bounded cache of decompressed blocks, sharded to keep threads apart.
-struct BlockCache {
-    shards: Vec<Mutex<FastMap<BlockKey, Vec<u8>>>>,
+struct BlockCache<B> {
+    shards: Vec<Mutex<FastMap<BlockKey, B>>>,
     per_shard: usize,
 }
 
-impl BlockCache {
-    fn new(blocks: usize) -> BlockCache {
+impl<B> BlockCache<B> {
+    fn new(blocks: usize) -> BlockCache<B> {
         BlockCache {
             shards: (0..SHARDS)
                 .map(|_| Mutex::new(FastMap::default()))
@@ -76,9 +77,8 @@ impl BlockCache {
         }
     }
 
-    fn shard(&self, key: &BlockKey) -> &Mutex<FastMap<BlockKey, Vec<u8>>> {
-        let h =
-            (key.0.w as usize * 31 + key.0.b as usize) * 7 + key.1 as usize + key.2 as usize * 13;
+    fn shard(&self, key: &BlockKey) -> &Mutex<FastMap<BlockKey, B>> {
+        let h = (key.0.w as usize * 31 + key.0.b as usize) * 7 + key.1 as usize * 13;
         &self.shards[h % SHARDS]
     }
 
@@ -89,8 +89,8 @@ impl BlockCache {
     fn with_block<T>(
         &self,
         key: BlockKey,
-        load: impl FnOnce() -> Result<Vec<u8>, TableError>,
-        read: impl FnOnce(&[u8]) -> T,
+        load: impl FnOnce() -> Result<B, TableError>,
+        read: impl FnOnce(&B) -> T,
     ) -> Result<T, TableError> {
         let shard = self.shard(&key);
         if let Some(b) = shard.lock().unwrap().get(&key) {
@@ -121,7 +121,8 @@ pub struct TableSet {
     /// Tables mapped so far, by table number (see [`TableSet::number`]):
     /// reading one is a single atomic load, so threads do not contend.
     tables: Vec<OnceLock<MappedTable>>,
-    cache: BlockCache,
+    wdl_cache: BlockCache<Vec<u8>>,
+    code_cache: BlockCache<CodeBlock>,
     /// The placing-phase subspaces a game from the start reaches, with
     /// their table numbers.
     placing: FastMap<Subspace, usize>,
@@ -193,7 +194,8 @@ impl TableSet {
             tables: (0..moving + placing.len())
                 .map(|_| OnceLock::new())
                 .collect(),
-            cache: BlockCache::new(blocks),
+            wdl_cache: BlockCache::new(blocks),
+            code_cache: BlockCache::new(blocks),
             placing,
         }
     }
@@ -262,20 +264,25 @@ impl TableSet {
         ))
     }
 
-    /// Applies `read` to the decompressed block of `section` that holds
-    /// `slot`.
-    fn with_block<T>(
-        &self,
-        table: &MappedTable,
-        s: Subspace,
-        section: Section,
-        slot: u64,
-        read: impl FnOnce(&[u8]) -> T,
-    ) -> Result<T, ProbeError> {
+    /// The code of `slot`, from its (cached) decompressed code block.
+    fn code(&self, table: &MappedTable, s: Subspace, slot: u64) -> Result<u16, ProbeError> {
         let block = (slot / table.block_slots()) as u32;
-        Ok(self
-            .cache
-            .with_block((s, section, block), || table.block(section, block), read)?)
+        Ok(self.code_cache.with_block(
+            (s, block),
+            || table.code_block(block),
+            |b| table.code_in(b, slot),
+        )?)
+    }
+
+    /// The win/draw/loss of `slot`, from its (cached) decompressed
+    /// win/draw/loss block.
+    fn wdl(&self, table: &MappedTable, s: Subspace, slot: u64) -> Result<Option<Wdl>, ProbeError> {
+        let block = (slot / table.block_slots()) as u32;
+        Ok(self.wdl_cache.with_block(
+            (s, block),
+            || table.wdl_block(block),
+            |b| table.wdl_in(b, slot),
+        )?)
     }
 
     fn unused(&self, s: Subspace, slot: u64) -> ProbeError {
@@ -294,8 +301,7 @@ impl TableSet {
             }
             Lookup::Slot(s, number, slot) => {
                 let table = self.table(s, number)?;
-                let code =
-                    self.with_block(table, s, Section::Codes, slot, |b| table.code_in(b, slot))?;
+                let code = self.code(table, s, slot)?;
                 if code == crate::solve::value::UNUSED {
                     return Err(self.unused(s, slot));
                 }
@@ -376,8 +382,7 @@ impl TableSet {
             Lookup::Known(v) => Ok(v),
             Lookup::Slot(s, number, slot) => {
                 let table = self.table(s, number)?;
-                let code =
-                    self.with_block(table, s, Section::Codes, slot, |b| table.code_in(b, slot))?;
+                let code = self.code(table, s, slot)?;
                 table
                     .info()
                     .encoding
@@ -394,7 +399,7 @@ impl TableSet {
             Lookup::Known(_) => Ok(Wdl::Loss),
             Lookup::Slot(s, number, slot) => {
                 let table = self.table(s, number)?;
-                self.with_block(table, s, Section::Wdl, slot, |b| table.wdl_in(b, slot))?
+                self.wdl(table, s, slot)?
                     .ok_or_else(|| self.unused(s, slot))
             }
         }

@@ -1,31 +1,48 @@
-//! Table file format version 2: compressed blocks, read through a memory map.
+//! Table file format version 3: compressed blocks, read through a memory map.
 //!
 //! All integers are little-endian. Checksums are XXH3-64.
 //!
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `MILLBASE` |
-//! | 8 | 4 | format version (2) |
+//! | 8 | 4 | format version (3) |
 //! | 12 | 4 | header length `H`: where the first block starts |
 //! | 16 | 4 | subspace: stones and hands `w b wh bh` |
-//! | 20 | 1 | value width in bytes of the code section (1 or 2) |
+//! | 20 | 1 | code width in bytes of the decoded table (1 or 2) |
 //! | 21 | 1 | value encoding (1: code = plies + 1, 0 draw, all ones unused; 2 and 3: the N-move rule's moving and placing phase, [`crate::solve::value::Encoding`]) |
 //! | 22 | 2 | encoding parameter: N for encoding 2, else 0 |
 //! | 24 | 8 | slot count |
 //! | 32 | 4 | slots per block `S` |
 //! | 36 | 4 | blocks per section `n` = ceil(slots / S) |
 //! | 40 | 8 | file checksum: of the `2n` block checksums, in index order |
-//! | 48 | 4 | length `L` of the rule set's canonical text |
-//! | 52 | L | the rule set's canonical text |
-//! | 52+L | 8 | header checksum: of bytes `0 .. 52+L` |
-//! | 60+L | 24 x 2n | block index: win/draw/loss blocks 0..n, then code blocks 0..n; each entry: offset u64, compressed length u32, reserved u32, checksum u64 of the compressed bytes |
+//! | 48 | 1 | code layout: 1 every slot's code, 2 the decisive slots' halved depths |
+//! | 49 | 1 | bytes per halved depth (layout 2: 1 or 2; layout 1: 0) |
+//! | 50 | 2 | reserved, 0 |
+//! | 52 | 4 | length `L` of the rule set's canonical text |
+//! | 56 | L | the rule set's canonical text |
+//! | 56+L | 8 | header checksum: of bytes `0 .. 56+L` |
+//! | 64+L | 24 x 2n | block index: win/draw/loss blocks 0..n, then code blocks 0..n; each entry: offset u64, compressed length u32, reserved u32, checksum u64 of the compressed bytes |
 //! | H | ... | the blocks, in index order, back to back to the end of the file |
 //!
-//! Each block is one zstd frame holding `S` slots (the last block fewer):
-//! in the win/draw/loss section 2 bits per slot, four slots per byte from
-//! the low bits up (0 draw, 1 win, 2 loss, 3 unused slot); in the code
-//! section the value code of each slot ([`crate::solve::value`]), `width`
-//! bytes each, with 255 (width 1) or 65535 (width 2) for an unused slot.
+//! Each block is one zstd frame for `S` slots (the last block fewer). In
+//! the win/draw/loss section: 2 bits per slot, four slots per byte from
+//! the low bits up (0 draw, 1 win, 2 loss, 3 unused slot). In the code
+//! section:
+//!
+//! - layout 2 (written whenever the win/draw/loss section tells every draw
+//!   and unused slot, as in every table of the pure game): for each slot
+//!   the win/draw/loss block marks as a win or loss, in slot order, its
+//!   code's halved depth `h = (code - 1) / 2`. Every encoding gives a win
+//!   an even code and a loss an odd one, so `code = 2 h + 2` for a win and
+//!   `2 h + 1` for a loss. A draw (code 0) and an unused slot store
+//!   nothing: half the slots or more, in the large tables.
+//! - layout 1 (the N-move rule's cursed wins and blessed losses are draws
+//!   at counter 0 with a code of their own): the value code of every slot
+//!   ([`crate::solve::value`]), `width` bytes each, with 255 (width 1) or
+//!   65535 (width 2) for an unused slot.
+//!
+//! Format version 2 (still read, no longer written) is version 3 without
+//! bytes 48-51 (the text length at 48, the text at 52) and always layout 1.
 //!
 //! An index entry needs no checksum of its own: a damaged offset or length
 //! points at bytes that fail the block checksum. A reader checks the header
@@ -36,7 +53,7 @@
 use super::{Table, TableError, code_at};
 use crate::index::Subspace;
 use crate::rules::Rules;
-use crate::solve::value::{Encoding, Value};
+use crate::solve::value::{DRAW, Encoding, UNUSED, Value};
 use memmap2::Mmap;
 use rayon::prelude::*;
 use std::cell::RefCell;
@@ -46,8 +63,8 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::xxh3_64;
 
 const MAGIC: &[u8; 8] = b"MILLBASE";
-/// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
+/// The format version this build writes (it reads 2 as well).
+pub const FORMAT_VERSION: u32 = 3;
 /// The zstd level tables are written with unless told otherwise.
 pub const DEFAULT_LEVEL: i32 = 3;
 /// Slots per block: a probe whose block is not cached decompresses one
@@ -56,8 +73,143 @@ pub const DEFAULT_LEVEL: i32 = 3;
 /// children of a position lie in one orbit block of the index (at most
 /// 12,870 slots), so they span one or two blocks.
 const BLOCK_SLOTS: u32 = 1 << 14;
-const FIXED: usize = 52;
 const ENTRY: usize = 24;
+
+/// Bytes of the fixed header fields, before the rules text, by version.
+fn fixed_len(version: u32) -> usize {
+    if version == 2 { 52 } else { 56 }
+}
+
+/// How a table's code section holds the codes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum CodeLayout {
+    /// Every slot's code, `width` bytes each.
+    Codes,
+    /// Only the slots the win/draw/loss section marks won or lost: their
+    /// codes' halved depths, this many bytes each (1 or 2).
+    DecisiveHalves(u8),
+}
+
+impl CodeLayout {
+    fn header_bytes(self) -> [u8; 2] {
+        match self {
+            CodeLayout::Codes => [1, 0],
+            CodeLayout::DecisiveHalves(w) => [2, w],
+        }
+    }
+
+    /// Chooses the layout for `raw` codes of `width` bytes: decisive
+    /// halves unless a draw at counter 0 has a code of its own.
+    fn choose(raw: &[u8], width: u8, encoding: Encoding) -> CodeLayout {
+        let n = raw.len() / width as usize;
+        let widest = (0..n)
+            .into_par_iter()
+            .with_min_len(1 << 16)
+            .map(|i| {
+                let code = code_at(raw, width, i);
+                match wdl_bits(code, encoding) {
+                    1 | 2 => Some((code - 1) / 2),
+                    0 if code != DRAW => None,
+                    _ => Some(0),
+                }
+            })
+            .try_reduce(|| 0, |a, b| Some(a.max(b)));
+        match widest {
+            None => CodeLayout::Codes,
+            Some(h) if h < 256 => CodeLayout::DecisiveHalves(1),
+            Some(_) => CodeLayout::DecisiveHalves(2),
+        }
+    }
+
+    /// The bytes of one code block in this layout.
+    fn encode(self, raw: &[u8], width: u8, encoding: Encoding) -> Vec<u8> {
+        match self {
+            CodeLayout::Codes => raw.to_vec(),
+            CodeLayout::DecisiveHalves(hw) => {
+                let mut out = Vec::new();
+                for i in 0..raw.len() / width as usize {
+                    let code = code_at(raw, width, i);
+                    if let 1 | 2 = wdl_bits(code, encoding) {
+                        let h = (code - 1) / 2;
+                        if hw == 1 {
+                            out.push(h as u8);
+                        } else {
+                            out.extend_from_slice(&h.to_le_bytes());
+                        }
+                    }
+                }
+                out
+            }
+        }
+    }
+}
+
+/// Bits 0, 2, 4, ... of a word of 2-bit win/draw/loss fields.
+const LOW_BITS: u64 = 0x5555_5555_5555_5555;
+
+/// One bit per field of a word of win/draw/loss fields (its low bit):
+/// set for a win (1) or loss (2), clear for a draw (0) or unused slot (3).
+#[inline]
+fn decisive_bits(word: u64) -> u64 {
+    (word ^ (word >> 1)) & LOW_BITS
+}
+
+/// A decompressed code block, ready to read the code of any of its slots.
+pub enum CodeBlock {
+    /// Layout 1: every slot's code, `width` bytes each.
+    Codes {
+        /// Bytes per code.
+        width: u8,
+        /// The codes.
+        bytes: Vec<u8>,
+    },
+    /// Layout 2: the block's win/draw/loss fields, 32 to a word, the
+    /// number of decisive slots before each word, and the decisive slots'
+    /// halved depths.
+    Halves {
+        /// Win/draw/loss fields, 32 slots to a word from the low bits up.
+        wdl: Vec<u64>,
+        /// Decisive slots in the words before each word.
+        ranks: Vec<u32>,
+        /// Bytes per halved depth.
+        width: u8,
+        /// The halved depths of the decisive slots, in slot order.
+        halves: Vec<u8>,
+    },
+}
+
+impl CodeBlock {
+    /// The value code of the `i`-th slot of the block.
+    #[inline]
+    pub fn code(&self, i: usize) -> u16 {
+        match self {
+            CodeBlock::Codes { width, bytes } => code_at(bytes, *width, i),
+            CodeBlock::Halves {
+                wdl,
+                ranks,
+                width,
+                halves,
+            } => {
+                let word = wdl[i / 32];
+                let shift = 2 * (i % 32);
+                match (word >> shift) & 3 {
+                    0 => DRAW,
+                    3 => UNUSED,
+                    field => {
+                        let below = decisive_bits(word) & ((1u64 << shift) - 1);
+                        let rank = ranks[i / 32] as usize + below.count_ones() as usize;
+                        let h = if *width == 1 {
+                            halves[rank] as u16
+                        } else {
+                            u16::from_le_bytes([halves[2 * rank], halves[2 * rank + 1]])
+                        };
+                        2 * h + 1 + (field == 1) as u16
+                    }
+                }
+            }
+        }
+    }
+}
 
 /// The two sections of a table file.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -148,6 +300,10 @@ pub struct TableInfo {
     pub blocks: u32,
     /// Checksum over all block checksums.
     pub file_checksum: u64,
+    /// The file's format version.
+    pub version: u32,
+    /// How the code section holds the codes.
+    pub layout: CodeLayout,
 }
 
 /// A table file opened through a memory map; blocks are checked and
@@ -191,21 +347,31 @@ impl MappedTable {
         let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
         let version = u32_at(8);
-        if version != FORMAT_VERSION {
+        if version != FORMAT_VERSION && version != 2 {
             return Err(corrupt(format!(
-                "format version {version}, this millbase reads version {FORMAT_VERSION}"
+                "format version {version}, this millbase reads versions 2 and {FORMAT_VERSION}"
             )));
         }
-        if b.len() < FIXED + 8 {
+        let fixed = fixed_len(version);
+        if b.len() < fixed + 8 {
             return Err(corrupt("truncated header".into()));
         }
-        let len = u32_at(48) as usize;
-        if b.len() < FIXED + len + 8 {
+        let len = u32_at(fixed - 4) as usize;
+        if b.len() < fixed + len + 8 {
             return Err(corrupt("truncated header".into()));
         }
-        if xxh3_64(&b[..FIXED + len]) != u64_at(FIXED + len) {
+        if xxh3_64(&b[..fixed + len]) != u64_at(fixed + len) {
             return Err(corrupt("header checksum mismatch".into()));
         }
+        let layout = match (version, b[48], b[49]) {
+            (2, _, _) | (_, 1, 0) => CodeLayout::Codes,
+            (_, 2, w @ (1 | 2)) => CodeLayout::DecisiveHalves(w),
+            (_, l, w) => {
+                return Err(corrupt(format!(
+                    "code layout {l} with {w} bytes per value not understood"
+                )));
+            }
+        };
         let info = TableInfo {
             subspace: Subspace {
                 w: b[16],
@@ -213,7 +379,7 @@ impl MappedTable {
                 wh: b[18],
                 bh: b[19],
             },
-            rules: String::from_utf8_lossy(&b[FIXED..FIXED + len]).into_owned(),
+            rules: String::from_utf8_lossy(&b[fixed..fixed + len]).into_owned(),
             slots: u64_at(24),
             width: b[20],
             encoding: match (b[21], u16::from_le_bytes([b[22], b[23]])) {
@@ -229,6 +395,8 @@ impl MappedTable {
             block_slots: u32_at(32),
             blocks: u32_at(36),
             file_checksum: u64_at(40),
+            version,
+            layout,
         };
         if info.width != 1 && info.width != 2 {
             return Err(corrupt(format!(
@@ -241,7 +409,7 @@ impl MappedTable {
         {
             return Err(corrupt("block count does not match the slot count".into()));
         }
-        let index_at = FIXED + len + 8;
+        let index_at = fixed + len + 8;
         let data_at = index_at + 2 * info.blocks as usize * ENTRY;
         if u32_at(12) as usize != data_at || b.len() < data_at {
             return Err(corrupt("truncated block index".into()));
@@ -367,23 +535,22 @@ impl MappedTable {
         )
     }
 
-    /// Uncompressed size of a block in bytes.
-    fn block_len(&self, section: Section, block: u32) -> usize {
+    /// Slots in a block.
+    fn slots_in(&self, block: u32) -> usize {
         let first = block as u64 * self.info.block_slots as u64;
-        let n = (self.info.slots - first).min(self.info.block_slots as u64) as usize;
-        match section {
-            Section::Wdl => n.div_ceil(4),
-            Section::Codes => n * self.info.width as usize,
-        }
+        self.info
+            .slots
+            .saturating_sub(first)
+            .min(self.info.block_slots as u64) as usize
     }
 
-    /// Checks and decompresses one block.
-    pub fn block(&self, section: Section, block: u32) -> Result<Vec<u8>, TableError> {
+    /// Checks and decompresses one block of `section`, which must hold
+    /// `want` bytes.
+    fn decompress(&self, section: Section, block: u32, want: usize) -> Result<Vec<u8>, TableError> {
         if block >= self.info.blocks {
             return Err(self.block_error(section, block, "does not exist"));
         }
         let bytes = self.block_bytes(section, block)?;
-        let want = self.block_len(section, block);
         let out = DECOMPRESSOR.with(|d| {
             let mut d = d.borrow_mut();
             if d.is_none() {
@@ -398,14 +565,52 @@ impl MappedTable {
         }
     }
 
-    /// The value code of `slot` from a decompressed code block.
+    /// Checks and decompresses one block of the win/draw/loss section.
+    pub fn wdl_block(&self, block: u32) -> Result<Vec<u8>, TableError> {
+        self.decompress(Section::Wdl, block, self.slots_in(block).div_ceil(4))
+    }
+
+    /// Checks and decompresses one block of the code section (in layout 2
+    /// with its win/draw/loss block).
+    pub fn code_block(&self, block: u32) -> Result<CodeBlock, TableError> {
+        let n = self.slots_in(block);
+        match self.info.layout {
+            CodeLayout::Codes => Ok(CodeBlock::Codes {
+                width: self.info.width,
+                bytes: self.decompress(Section::Codes, block, n * self.info.width as usize)?,
+            }),
+            CodeLayout::DecisiveHalves(width) => {
+                let fields = self.wdl_block(block)?;
+                let wdl: Vec<u64> = fields
+                    .chunks(8)
+                    .map(|c| {
+                        let mut w = [0u8; 8];
+                        w[..c.len()].copy_from_slice(c);
+                        u64::from_le_bytes(w)
+                    })
+                    .collect();
+                let mut ranks = Vec::with_capacity(wdl.len());
+                let mut decisive = 0u32;
+                for &w in &wdl {
+                    ranks.push(decisive);
+                    decisive += decisive_bits(w).count_ones();
+                }
+                let want = decisive as usize * width as usize;
+                let halves = self.decompress(Section::Codes, block, want)?;
+                Ok(CodeBlock::Halves {
+                    wdl,
+                    ranks,
+                    width,
+                    halves,
+                })
+            }
+        }
+    }
+
+    /// The value code of `slot` from its decompressed code block.
     #[inline]
-    pub fn code_in(&self, block: &[u8], slot: u64) -> u16 {
-        code_at(
-            block,
-            self.info.width,
-            (slot % self.info.block_slots as u64) as usize,
-        )
+    pub fn code_in(&self, block: &CodeBlock, slot: u64) -> u16 {
+        block.code((slot % self.info.block_slots as u64) as usize)
     }
 
     /// The win/draw/loss of `slot` from a decompressed win/draw/loss block;
@@ -444,9 +649,25 @@ impl MappedTable {
     /// Decompresses the whole code section into memory (every block
     /// checked).
     pub fn decode(&self) -> Result<Table, TableError> {
+        let width = self.info.width;
         let blocks = (0..self.info.blocks)
             .into_par_iter()
-            .map(|i| self.block(Section::Codes, i))
+            .map(|i| match self.code_block(i)? {
+                CodeBlock::Codes { bytes, .. } => Ok(bytes),
+                block => {
+                    let n = self.slots_in(i);
+                    let mut bytes = Vec::with_capacity(n * width as usize);
+                    for j in 0..n {
+                        let code = block.code(j);
+                        if width == 1 {
+                            bytes.push(if code == UNUSED { 255 } else { code as u8 });
+                        } else {
+                            bytes.extend_from_slice(&code.to_le_bytes());
+                        }
+                    }
+                    Ok(bytes)
+                }
+            })
             .collect::<Result<Vec<_>, TableError>>()?;
         let mut data = crate::memory::huge_capacity(blocks.iter().map(|b| b.len()).sum());
         for b in &blocks {
@@ -462,7 +683,7 @@ fn file_checksum(block_sums: &[u64]) -> u64 {
     xxh3_64(&bytes)
 }
 
-/// Writes `table` in format 2 through a temporary file, reads it back and
+/// Writes `table` in format 3 through a temporary file, reads it back and
 /// checks it, then renames it to `path`.
 pub(super) fn write(
     table: &Table,
@@ -475,12 +696,13 @@ pub(super) fn write(
     let raw = table.raw();
     let block_bytes = BLOCK_SLOTS as usize * width as usize;
     let chunks: Vec<&[u8]> = raw.chunks(block_bytes).collect();
+    let layout = CodeLayout::choose(raw, width, table.encoding());
     let compressed = chunks
         .par_iter()
         .map(|c| {
             Ok((
                 zstd::bulk::compress(&pack_wdl(c, width, table.encoding()), level)?,
-                zstd::bulk::compress(c, level)?,
+                zstd::bulk::compress(&layout.encode(c, width, table.encoding()), level)?,
             ))
         })
         .collect::<std::io::Result<Vec<(Vec<u8>, Vec<u8>)>>>()
@@ -494,7 +716,7 @@ pub(super) fn write(
     let sums: Vec<u64> = blocks.par_iter().map(|b| xxh3_64(b)).collect();
 
     let rules_text = rules.canonical();
-    let index_at = FIXED + rules_text.len() + 8;
+    let index_at = fixed_len(FORMAT_VERSION) + rules_text.len() + 8;
     let data_at = index_at + 2 * n * ENTRY;
     let s = table.subspace;
     let mut header = Vec::with_capacity(data_at);
@@ -517,6 +739,8 @@ pub(super) fn write(
     header.extend_from_slice(&BLOCK_SLOTS.to_le_bytes());
     header.extend_from_slice(&(n as u32).to_le_bytes());
     header.extend_from_slice(&file_checksum(&sums).to_le_bytes());
+    header.extend_from_slice(&layout.header_bytes());
+    header.extend_from_slice(&[0, 0]);
     header.extend_from_slice(&(rules_text.len() as u32).to_le_bytes());
     header.extend_from_slice(rules_text.as_bytes());
     header.extend_from_slice(&xxh3_64(&header).to_le_bytes());
@@ -554,4 +778,97 @@ pub(super) fn write(
         fs::File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("millbase-format-{}-{name}.mbt", std::process::id()))
+    }
+
+    /// Writes `codes` as a table of `rules`, reads it back, and returns
+    /// the layout it was written in.
+    fn round_trip(name: &str, codes: &[u16], rules: &Rules, encoding: Encoding) -> CodeLayout {
+        let s = Subspace::moving(3, 3);
+        let table = Table::from_codes(s, codes).with_encoding(encoding);
+        let path = temp(name);
+        write(&table, &path, rules, DEFAULT_LEVEL).unwrap();
+        let mapped = MappedTable::open(&path, rules, s, codes.len() as u64).unwrap();
+        mapped.verify().unwrap();
+        let back = mapped.decode().unwrap();
+        for (i, &c) in codes.iter().enumerate() {
+            assert_eq!(back.code(i as u64), c, "{name}: slot {i}");
+            let block = mapped
+                .code_block((i / BLOCK_SLOTS as usize) as u32)
+                .unwrap();
+            assert_eq!(mapped.code_in(&block, i as u64), c, "{name}: slot {i}");
+        }
+        let layout = mapped.info().layout;
+        let _ = fs::remove_file(path);
+        layout
+    }
+
+    /// Codes from a fixed pseudo-random sequence: draws, unused slots,
+    /// wins and losses up to `deepest` plies.
+    fn pseudo_random_codes(n: usize, deepest: u32, encoding: Encoding) -> Vec<u16> {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                match x % 5 {
+                    0 | 1 => DRAW,
+                    2 => UNUSED,
+                    _ => encoding.code_of(x % 7 < 3, ((x >> 8) % (deepest as u64 + 1)) as u32),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pure_tables_keep_only_the_decisive_slots_halved_depths() {
+        let rules = Rules::STANDARD;
+        // Longer than two blocks, the last one partial.
+        let n = 2 * BLOCK_SLOTS as usize + 1234;
+        let shallow = pseudo_random_codes(n, 300, Encoding::Plies);
+        assert_eq!(
+            round_trip("shallow", &shallow, &rules, Encoding::Plies),
+            CodeLayout::DecisiveHalves(1)
+        );
+        // Depths of 512 plies and more need 2 bytes per half.
+        let deep = pseudo_random_codes(n, 700, Encoding::Plies);
+        assert_eq!(
+            round_trip("deep", &deep, &rules, Encoding::Plies),
+            CodeLayout::DecisiveHalves(2)
+        );
+        let draws = vec![DRAW; 100];
+        assert_eq!(
+            round_trip("draws", &draws, &rules, Encoding::Plies),
+            CodeLayout::DecisiveHalves(1)
+        );
+    }
+
+    #[test]
+    fn cursed_wins_keep_every_code() {
+        let rules: Rules = "standard,nmove=10".parse().unwrap();
+        let e = Encoding::of(&rules, true);
+        let mut codes = pseudo_random_codes(BLOCK_SLOTS as usize + 77, 10, e);
+        assert_eq!(
+            round_trip("nmove", &codes, &rules, e),
+            CodeLayout::DecisiveHalves(1)
+        );
+        codes[5] = e.cursed_code(true);
+        codes[BLOCK_SLOTS as usize + 3] = e.cursed_code(false);
+        assert_eq!(round_trip("cursed", &codes, &rules, e), CodeLayout::Codes);
+    }
+
+    #[test]
+    fn decisive_bits_mark_wins_and_losses() {
+        // Fields from slot 0 up: draw, win, loss, unused, win.
+        let word = 0b01_11_10_01_00u64;
+        assert_eq!(decisive_bits(word), 0b01_00_01_01_00);
+    }
 }

@@ -1,6 +1,6 @@
 //! Table files: one per subspace, holding the value of every slot.
 //!
-//! The file format (version 2) is described in [`format`]: a checked
+//! The file format (version 3) is described in [`format`]: a checked
 //! header, a block index, and zstd-compressed blocks in two sections, a
 //! win/draw/loss section and a value-code section, each block with its own
 //! checksum. Files are read through a memory map ([`MappedTable`]); the
@@ -16,7 +16,7 @@ pub mod format;
 pub mod stats;
 
 pub use folder::TableFolder;
-pub use format::{DEFAULT_LEVEL, MappedTable, Section, TableInfo, Wdl};
+pub use format::{CodeBlock, CodeLayout, DEFAULT_LEVEL, MappedTable, Section, TableInfo, Wdl};
 pub use stats::{PliesCounts, StatsFile, SubspaceStats};
 
 use crate::index::Subspace;
