@@ -9,12 +9,24 @@ use std::path::{Path, PathBuf};
 
 /// The table folder and rule set named by `MILLBASE_DB` (default `db`)
 /// and `MILLBASE_RULES` (default `standard`), with the moving-phase
-/// subspaces whose tables are there; `None` (after saying so) if none are.
+/// subspaces whose tables are there (only those listed in
+/// `MILLBASE_SUBSPACES`, e.g. `8-8,9-9`, if set); `None` (after saying so)
+/// if none are.
 pub fn tables_from_env() -> Option<(PathBuf, String, Rules, Vec<Subspace>)> {
     let db = PathBuf::from(std::env::var("MILLBASE_DB").unwrap_or_else(|_| "db".into()));
     let spec = std::env::var("MILLBASE_RULES").unwrap_or_else(|_| "standard".into());
     let rules: Rules = spec.parse().expect("rules");
-    let subs = present(&db, &rules);
+    let mut subs = present(&db, &rules);
+    if let Ok(only) = std::env::var("MILLBASE_SUBSPACES") {
+        let only: Vec<Subspace> = only
+            .split(',')
+            .map(|s| {
+                s.parse()
+                    .expect("MILLBASE_SUBSPACES: subspaces like 8-8,9-9")
+            })
+            .collect();
+        subs.retain(|s| only.contains(s));
+    }
     if subs.is_empty() {
         eprintln!(
             "no tables in {} (set MILLBASE_DB); nothing to measure",

@@ -29,8 +29,8 @@ pub struct BuildArgs {
     /// Build only the moving-phase tables, not the placing phase.
     #[arg(long)]
     no_placing: bool,
-    /// zstd compression level of the table files (1..=22; higher is
-    /// smaller and slower to write, reading speed is about the same).
+    /// zstd compression level of the tables' code sections (1..=22; the
+    /// win/draw/loss sections use at least 15).
     #[arg(long, default_value_t = millbase::table::DEFAULT_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
     zstd_level: i32,
 }

@@ -20,7 +20,7 @@ use crate::index::{Indexer, Subspace};
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::solve::value::{Encoding, Value};
-use crate::table::{CodeBlock, MappedTable, TableError, TableFolder, Wdl};
+use crate::table::{CodeLayout, FieldCode, MappedTable, TableError, TableFolder, Wdl};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};
@@ -121,8 +121,8 @@ pub struct TableSet {
     /// Tables mapped so far, by table number (see [`TableSet::number`]):
     /// reading one is a single atomic load, so threads do not contend.
     tables: Vec<OnceLock<MappedTable>>,
-    wdl_cache: BlockCache<Vec<u8>>,
-    code_cache: BlockCache<CodeBlock>,
+    wdl_cache: BlockCache<crate::table::WdlBlock>,
+    code_cache: BlockCache<Vec<u8>>,
     /// The placing-phase subspaces a game from the start reaches, with
     /// their table numbers.
     placing: FastMap<Subspace, usize>,
@@ -264,25 +264,41 @@ impl TableSet {
         ))
     }
 
-    /// The code of `slot`, from its (cached) decompressed code block.
+    /// The code of `slot`, from its (cached) decompressed blocks. In
+    /// layout 2 the win/draw/loss block comes first: a draw needs no more.
     fn code(&self, table: &MappedTable, s: Subspace, slot: u64) -> Result<u16, ProbeError> {
         let block = (slot / table.block_slots()) as u32;
-        Ok(self.code_cache.with_block(
-            (s, block),
-            || table.code_block(block),
-            |b| table.code_in(b, slot),
-        )?)
+        let i = table.in_block(slot);
+        let key = (s, block);
+        if table.info().layout == CodeLayout::Codes {
+            let code = self.code_cache.with_block(
+                key,
+                || table.code_block(block, None),
+                |c| table.code_of(i, None, Some(c)),
+            )?;
+            return Ok(code.expect("layout 1 reads the code block alone"));
+        }
+        let field =
+            self.wdl_cache
+                .with_block(key, || table.wdl_block(block), |w| w.field_code(i))?;
+        match field {
+            FieldCode::Code(code) => Ok(code),
+            FieldCode::Decisive { rank, win, count } => Ok(self.code_cache.with_block(
+                key,
+                || table.halves_block(block, count),
+                |h| table.decisive_code(h, rank, win),
+            )?),
+        }
     }
 
     /// The win/draw/loss of `slot`, from its (cached) decompressed
     /// win/draw/loss block.
     fn wdl(&self, table: &MappedTable, s: Subspace, slot: u64) -> Result<Option<Wdl>, ProbeError> {
         let block = (slot / table.block_slots()) as u32;
-        Ok(self.wdl_cache.with_block(
-            (s, block),
-            || table.wdl_block(block),
-            |b| table.wdl_in(b, slot),
-        )?)
+        let i = table.in_block(slot);
+        Ok(self
+            .wdl_cache
+            .with_block((s, block), || table.wdl_block(block), |w| w.wdl(i))?)
     }
 
     fn unused(&self, s: Subspace, slot: u64) -> ProbeError {

@@ -65,14 +65,24 @@ use xxhash_rust::xxh3::xxh3_64;
 const MAGIC: &[u8; 8] = b"MILLBASE";
 /// The format version this build writes (it reads 2 as well).
 pub const FORMAT_VERSION: u32 = 3;
-/// The zstd level tables are written with unless told otherwise.
-pub const DEFAULT_LEVEL: i32 = 3;
-/// Slots per block: a probe whose block is not cached decompresses one
-/// block, so small blocks keep it fast; blocks of 2^14 to 2^20 slots
-/// compressed within 3 % of each other (measured on 6-6). The quiet
-/// children of a position lie in one orbit block of the index (at most
-/// 12,870 slots), so they span one or two blocks.
-const BLOCK_SLOTS: u32 = 1 << 14;
+/// The zstd level of the code section unless told otherwise: on the
+/// halved depths level 1 compresses better than 3 (186 against 191 MB for
+/// 8-8) and decompresses faster.
+pub const DEFAULT_LEVEL: i32 = 1;
+/// The lowest zstd level of the win/draw/loss section: its blocks are a
+/// quarter of the code blocks' raw size, so a high level costs little
+/// writing time (about 10 MB/s of raw fields) and keeps the section as
+/// small as with blocks twice as large (78.9 MB for 8-8 at 8,192 slots a
+/// block, against 79.1 at 16,384 and level 3).
+pub const WDL_LEVEL: i32 = 15;
+/// Slots per block: a probe whose blocks are not cached decompresses a
+/// win/draw/loss block and, for a win or loss, a code block, so small
+/// blocks keep it fast (the time grows with the block: on 8-8, 6 and 10 us
+/// at 8,192 slots, 9 and 18 us at 16,384); the code section compresses
+/// within 1 % at 8,192 to 16,384 slots. The quiet children of a position
+/// lie in one orbit block of the index (at most 12,870 slots), so they
+/// span a few blocks.
+const BLOCK_SLOTS: u32 = 1 << 13;
 const ENTRY: usize = 24;
 
 /// Bytes of the fixed header fields, before the rules text, by version.
@@ -154,61 +164,121 @@ fn decisive_bits(word: u64) -> u64 {
     (word ^ (word >> 1)) & LOW_BITS
 }
 
-/// A decompressed code block, ready to read the code of any of its slots.
-pub enum CodeBlock {
-    /// Layout 1: every slot's code, `width` bytes each.
-    Codes {
-        /// Bytes per code.
-        width: u8,
-        /// The codes.
-        bytes: Vec<u8>,
-    },
-    /// Layout 2: the block's win/draw/loss fields, 32 to a word, the
-    /// number of decisive slots before each word, and the decisive slots'
-    /// halved depths.
-    Halves {
-        /// Win/draw/loss fields, 32 slots to a word from the low bits up.
-        wdl: Vec<u64>,
-        /// Decisive slots in the words before each word.
-        ranks: Vec<u32>,
-        /// Bytes per halved depth.
-        width: u8,
-        /// The halved depths of the decisive slots, in slot order.
-        halves: Vec<u8>,
-    },
+/// A decompressed win/draw/loss block, with what a probe of layout 2
+/// needs to find a decisive slot's halved depth: the number of decisive
+/// slots before each word of fields.
+pub struct WdlBlock {
+    /// The fields, 32 slots to a word from the low bits up.
+    words: Vec<u64>,
+    /// Decisive slots in the words before each word.
+    ranks: Vec<u32>,
+    /// Decisive slots in the block.
+    decisive: usize,
 }
 
-impl CodeBlock {
-    /// The value code of the `i`-th slot of the block.
+impl WdlBlock {
+    fn new(fields: &[u8]) -> WdlBlock {
+        let words: Vec<u64> = fields
+            .chunks(8)
+            .map(|c| {
+                let mut w = [0u8; 8];
+                w[..c.len()].copy_from_slice(c);
+                u64::from_le_bytes(w)
+            })
+            .collect();
+        let mut ranks = Vec::with_capacity(words.len());
+        let mut decisive = 0u32;
+        for &w in &words {
+            ranks.push(decisive);
+            decisive += decisive_bits(w).count_ones();
+        }
+        WdlBlock {
+            words,
+            ranks,
+            decisive: decisive as usize,
+        }
+    }
+
+    /// The 2-bit field of the `i`-th slot of the block.
     #[inline]
-    pub fn code(&self, i: usize) -> u16 {
-        match self {
-            CodeBlock::Codes { width, bytes } => code_at(bytes, *width, i),
-            CodeBlock::Halves {
-                wdl,
-                ranks,
-                width,
-                halves,
-            } => {
-                let word = wdl[i / 32];
-                let shift = 2 * (i % 32);
-                match (word >> shift) & 3 {
-                    0 => DRAW,
-                    3 => UNUSED,
-                    field => {
-                        let below = decisive_bits(word) & ((1u64 << shift) - 1);
-                        let rank = ranks[i / 32] as usize + below.count_ones() as usize;
-                        let h = if *width == 1 {
-                            halves[rank] as u16
-                        } else {
-                            u16::from_le_bytes([halves[2 * rank], halves[2 * rank + 1]])
-                        };
-                        2 * h + 1 + (field == 1) as u16
-                    }
-                }
+    fn field(&self, i: usize) -> u8 {
+        ((self.words[i / 32] >> (2 * (i % 32))) & 3) as u8
+    }
+
+    /// Win, draw or loss of the `i`-th slot; `None` for an unused slot.
+    #[inline]
+    pub fn wdl(&self, i: usize) -> Option<Wdl> {
+        match self.field(i) {
+            0 => Some(Wdl::Draw),
+            1 => Some(Wdl::Win),
+            2 => Some(Wdl::Loss),
+            _ => None,
+        }
+    }
+
+    /// The number of decisive slots in the block before the `i`-th.
+    #[inline]
+    fn rank(&self, i: usize) -> usize {
+        let below = decisive_bits(self.words[i / 32]) & ((1u64 << (2 * (i % 32))) - 1);
+        self.ranks[i / 32] as usize + below.count_ones() as usize
+    }
+
+    /// What the field of the `i`-th slot tells of its code in layout 2.
+    #[inline]
+    pub fn field_code(&self, i: usize) -> FieldCode {
+        match self.field(i) {
+            0 => FieldCode::Code(DRAW),
+            3 => FieldCode::Code(UNUSED),
+            field => FieldCode::Decisive {
+                rank: self.rank(i),
+                win: field == 1,
+                count: self.decisive,
+            },
+        }
+    }
+
+    /// The code of the `i`-th slot in layout 2: from the field alone, or
+    /// with the block's halved depths (`halves`, `width` bytes each), which
+    /// only a decisive slot reads; `None` asks for them.
+    #[inline]
+    fn code(&self, i: usize, halves: Option<(&[u8], u8)>) -> Option<u16> {
+        match self.field_code(i) {
+            FieldCode::Code(c) => Some(c),
+            FieldCode::Decisive { rank, win, .. } => {
+                let (halves, width) = halves?;
+                Some(decisive_code(halves, width, rank, win))
             }
         }
     }
+}
+
+/// What a slot's win/draw/loss field tells of its code in layout 2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldCode {
+    /// The code itself (a draw or an unused slot).
+    Code(u16),
+    /// A win or loss: its halved depth is the `rank`-th of the `count` in
+    /// the block's code block.
+    Decisive {
+        /// Decisive slots before it in the block.
+        rank: usize,
+        /// Whether it is a win.
+        win: bool,
+        /// Decisive slots in the block.
+        count: usize,
+    },
+}
+
+/// The code of a decisive slot from its halved depth, the `rank`-th of
+/// `halves` (`width` bytes each).
+#[inline]
+fn decisive_code(halves: &[u8], width: u8, rank: usize, win: bool) -> u16 {
+    let h = if width == 1 {
+        halves[rank] as u16
+    } else {
+        u16::from_le_bytes([halves[2 * rank], halves[2 * rank + 1]])
+    };
+    2 * h + 1 + win as u16
 }
 
 /// The two sections of a table file.
@@ -566,63 +636,65 @@ impl MappedTable {
     }
 
     /// Checks and decompresses one block of the win/draw/loss section.
-    pub fn wdl_block(&self, block: u32) -> Result<Vec<u8>, TableError> {
-        self.decompress(Section::Wdl, block, self.slots_in(block).div_ceil(4))
+    pub fn wdl_block(&self, block: u32) -> Result<WdlBlock, TableError> {
+        let fields = self.decompress(Section::Wdl, block, self.slots_in(block).div_ceil(4))?;
+        Ok(WdlBlock::new(&fields))
     }
 
-    /// Checks and decompresses one block of the code section (in layout 2
-    /// with its win/draw/loss block).
-    pub fn code_block(&self, block: u32) -> Result<CodeBlock, TableError> {
-        let n = self.slots_in(block);
-        match self.info.layout {
-            CodeLayout::Codes => Ok(CodeBlock::Codes {
-                width: self.info.width,
-                bytes: self.decompress(Section::Codes, block, n * self.info.width as usize)?,
-            }),
-            CodeLayout::DecisiveHalves(width) => {
-                let fields = self.wdl_block(block)?;
-                let wdl: Vec<u64> = fields
-                    .chunks(8)
-                    .map(|c| {
-                        let mut w = [0u8; 8];
-                        w[..c.len()].copy_from_slice(c);
-                        u64::from_le_bytes(w)
-                    })
-                    .collect();
-                let mut ranks = Vec::with_capacity(wdl.len());
-                let mut decisive = 0u32;
-                for &w in &wdl {
-                    ranks.push(decisive);
-                    decisive += decisive_bits(w).count_ones();
-                }
-                let want = decisive as usize * width as usize;
-                let halves = self.decompress(Section::Codes, block, want)?;
-                Ok(CodeBlock::Halves {
-                    wdl,
-                    ranks,
-                    width,
-                    halves,
-                })
+    /// Checks and decompresses one block of the code section: every code
+    /// (layout 1), or the halved depths of the block's decisive slots
+    /// (layout 2, whose count its win/draw/loss block `wdl` gives).
+    pub fn code_block(&self, block: u32, wdl: Option<&WdlBlock>) -> Result<Vec<u8>, TableError> {
+        let want = match (self.info.layout, wdl) {
+            (CodeLayout::Codes, _) => self.slots_in(block) * self.info.width as usize,
+            (CodeLayout::DecisiveHalves(w), Some(wdl)) => wdl.decisive * w as usize,
+            (CodeLayout::DecisiveHalves(_), None) => {
+                return Err(self.block_error(
+                    Section::Codes,
+                    block,
+                    "needs its win/draw/loss block to be read",
+                ));
             }
-        }
+        };
+        self.decompress(Section::Codes, block, want)
     }
 
-    /// The value code of `slot` from its decompressed code block.
-    #[inline]
-    pub fn code_in(&self, block: &CodeBlock, slot: u64) -> u16 {
-        block.code((slot % self.info.block_slots as u64) as usize)
+    /// The code section's block `block` in layout 2, which holds the
+    /// halved depths of `count` decisive slots (see [`WdlBlock::field_code`]).
+    pub fn halves_block(&self, block: u32, count: usize) -> Result<Vec<u8>, TableError> {
+        let width = match self.info.layout {
+            CodeLayout::DecisiveHalves(w) => w,
+            CodeLayout::Codes => return self.code_block(block, None),
+        };
+        self.decompress(Section::Codes, block, count * width as usize)
     }
 
-    /// The win/draw/loss of `slot` from a decompressed win/draw/loss block;
-    /// `None` for an unused slot.
+    /// The code of a decisive slot of layout 2 from its block's halved
+    /// depths (see [`WdlBlock::field_code`]).
     #[inline]
-    pub fn wdl_in(&self, block: &[u8], slot: u64) -> Option<Wdl> {
-        let i = (slot % self.info.block_slots as u64) as usize;
-        match (block[i / 4] >> (2 * (i % 4))) & 3 {
-            0 => Some(Wdl::Draw),
-            1 => Some(Wdl::Win),
-            2 => Some(Wdl::Loss),
-            _ => None,
+    pub fn decisive_code(&self, halves: &[u8], rank: usize, win: bool) -> u16 {
+        let width = match self.info.layout {
+            CodeLayout::DecisiveHalves(w) => w,
+            CodeLayout::Codes => self.info.width,
+        };
+        decisive_code(halves, width, rank, win)
+    }
+
+    /// The index of `slot` in its block.
+    #[inline]
+    pub fn in_block(&self, slot: u64) -> usize {
+        (slot % self.info.block_slots as u64) as usize
+    }
+
+    /// The code of the `i`-th slot of a block, from its decompressed code
+    /// block (layout 1), or from its win/draw/loss block and, for a
+    /// decisive slot, its code block (layout 2); `None` when a block that
+    /// is needed is not given.
+    #[inline]
+    pub fn code_of(&self, i: usize, wdl: Option<&WdlBlock>, codes: Option<&[u8]>) -> Option<u16> {
+        match self.info.layout {
+            CodeLayout::Codes => codes.map(|c| code_at(c, self.info.width, i)),
+            CodeLayout::DecisiveHalves(w) => wdl?.code(i, codes.map(|c| (c, w))),
         }
     }
 
@@ -652,13 +724,17 @@ impl MappedTable {
         let width = self.info.width;
         let blocks = (0..self.info.blocks)
             .into_par_iter()
-            .map(|i| match self.code_block(i)? {
-                CodeBlock::Codes { bytes, .. } => Ok(bytes),
-                block => {
+            .map(|i| match self.info.layout {
+                CodeLayout::Codes => self.code_block(i, None),
+                CodeLayout::DecisiveHalves(_) => {
+                    let wdl = self.wdl_block(i)?;
+                    let halves = self.code_block(i, Some(&wdl))?;
                     let n = self.slots_in(i);
                     let mut bytes = Vec::with_capacity(n * width as usize);
                     for j in 0..n {
-                        let code = block.code(j);
+                        let code = self
+                            .code_of(j, Some(&wdl), Some(&halves))
+                            .expect("both blocks given");
                         if width == 1 {
                             bytes.push(if code == UNUSED { 255 } else { code as u8 });
                         } else {
@@ -701,7 +777,7 @@ pub(super) fn write(
         .par_iter()
         .map(|c| {
             Ok((
-                zstd::bulk::compress(&pack_wdl(c, width, table.encoding()), level)?,
+                zstd::bulk::compress(&pack_wdl(c, width, table.encoding()), level.max(WDL_LEVEL))?,
                 zstd::bulk::compress(&layout.encode(c, width, table.encoding()), level)?,
             ))
         })
@@ -800,10 +876,23 @@ mod tests {
         let back = mapped.decode().unwrap();
         for (i, &c) in codes.iter().enumerate() {
             assert_eq!(back.code(i as u64), c, "{name}: slot {i}");
-            let block = mapped
-                .code_block((i / BLOCK_SLOTS as usize) as u32)
-                .unwrap();
-            assert_eq!(mapped.code_in(&block, i as u64), c, "{name}: slot {i}");
+            let b = (i / BLOCK_SLOTS as usize) as u32;
+            let wdl = mapped.wdl_block(b).unwrap();
+            let codes = mapped.code_block(b, Some(&wdl)).unwrap();
+            let j = mapped.in_block(i as u64);
+            assert_eq!(
+                mapped.code_of(j, Some(&wdl), Some(&codes)),
+                Some(c),
+                "{name}: slot {i}"
+            );
+            if c == DRAW || c == UNUSED || layout_is_codes(&mapped) {
+                continue;
+            }
+            assert_eq!(
+                mapped.code_of(j, Some(&wdl), None),
+                None,
+                "{name}: slot {i}"
+            );
         }
         let layout = mapped.info().layout;
         let _ = fs::remove_file(path);
@@ -826,6 +915,10 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    fn layout_is_codes(t: &MappedTable) -> bool {
+        t.info().layout == CodeLayout::Codes
     }
 
     #[test]

@@ -16,7 +16,9 @@ pub mod format;
 pub mod stats;
 
 pub use folder::TableFolder;
-pub use format::{CodeBlock, CodeLayout, DEFAULT_LEVEL, MappedTable, Section, TableInfo, Wdl};
+pub use format::{
+    CodeLayout, DEFAULT_LEVEL, FieldCode, MappedTable, Section, TableInfo, WDL_LEVEL, Wdl, WdlBlock,
+};
 pub use stats::{PliesCounts, StatsFile, SubspaceStats};
 
 use crate::index::Subspace;
