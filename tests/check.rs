@@ -217,5 +217,12 @@ fn format_2_tables_read_as_the_same_values_as_format_3() {
         "start",
     ]);
     assert!(text(&q).contains("win in 9"), "{}", text(&q));
+    for (db, says) in [
+        (&fixture, "format 2, every slot's code: 7 tables"),
+        (&db, "format 3, decisive slots' halved depths: 7 tables"),
+    ] {
+        let info = millbase(&["info", "--rules", "three", "--db", db.to_str().unwrap()]);
+        assert!(text(&info).contains(says), "{}", text(&info));
+    }
     let _ = std::fs::remove_dir_all(db);
 }

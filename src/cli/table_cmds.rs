@@ -186,6 +186,8 @@ fn info_folder(folder: &Path, files: &[PathBuf]) -> usize {
     println!("{}", folder.display());
     let mut rules_text: Option<String> = None;
     let (mut total, mut wdl, mut codes, mut slots, mut bad) = (0u64, 0u64, 0u64, 0u64, 0usize);
+    // Tables by format version and code layout.
+    let mut formats: std::collections::BTreeMap<String, usize> = Default::default();
     println!(
         "  {:<8} {:>12} {:>12} {:>12} {:>12}  checksums",
         "table", "slots", "file", "wdl", "codes"
@@ -201,6 +203,13 @@ fn info_folder(folder: &Path, files: &[PathBuf]) -> usize {
             }
         };
         let info = table.info();
+        let layout = match info.layout {
+            millbase::table::CodeLayout::Codes => "every slot's code",
+            millbase::table::CodeLayout::DecisiveHalves(_) => "decisive slots' halved depths",
+        };
+        *formats
+            .entry(format!("format {}, {layout}", info.version))
+            .or_default() += 1;
         if rules_text.is_none() {
             rules_text = Some(info.rules.clone());
         } else if rules_text.as_deref() != Some(info.rules.as_str()) {
@@ -246,6 +255,9 @@ fn info_folder(folder: &Path, files: &[PathBuf]) -> usize {
     );
     if let Some(r) = rules_text {
         println!("  rules: {r}");
+    }
+    for (format, n) in formats {
+        println!("  {format}: {n} tables");
     }
     bad
 }
