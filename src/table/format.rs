@@ -223,6 +223,29 @@ impl WdlBlock {
         self.ranks[i / 32] as usize + below.count_ones() as usize
     }
 
+    /// Writes the codes of the block's slots into `out` (`width` bytes
+    /// each), from its decisive slots' halved depths (`halves`, `hw` bytes
+    /// each, as many as the block has decisive slots), in one pass.
+    fn expand(&self, halves: &[u8], hw: u8, width: u8, out: &mut [u8]) {
+        let mut rank = 0;
+        for (j, slot) in out.chunks_exact_mut(width as usize).enumerate() {
+            let code = match self.field(j) {
+                0 => DRAW,
+                3 => UNUSED,
+                field => {
+                    let code = decisive_code(halves, hw, rank, field == 1);
+                    rank += 1;
+                    code
+                }
+            };
+            if width == 1 {
+                slot[0] = if code == UNUSED { 255 } else { code as u8 };
+            } else {
+                slot.copy_from_slice(&code.to_le_bytes());
+            }
+        }
+    }
+
     /// What the field of the `i`-th slot tells of its code in layout 2.
     #[inline]
     pub fn field_code(&self, i: usize) -> FieldCode {
@@ -721,34 +744,25 @@ impl MappedTable {
     /// Decompresses the whole code section into memory (every block
     /// checked).
     pub fn decode(&self) -> Result<Table, TableError> {
-        let width = self.info.width;
-        let blocks = (0..self.info.blocks)
-            .into_par_iter()
-            .map(|i| match self.info.layout {
-                CodeLayout::Codes => self.code_block(i, None),
-                CodeLayout::DecisiveHalves(_) => {
-                    let wdl = self.wdl_block(i)?;
-                    let halves = self.code_block(i, Some(&wdl))?;
-                    let n = self.slots_in(i);
-                    let mut bytes = Vec::with_capacity(n * width as usize);
-                    for j in 0..n {
-                        let code = self
-                            .code_of(j, Some(&wdl), Some(&halves))
-                            .expect("both blocks given");
-                        if width == 1 {
-                            bytes.push(if code == UNUSED { 255 } else { code as u8 });
-                        } else {
-                            bytes.extend_from_slice(&code.to_le_bytes());
-                        }
+        let width = self.info.width as usize;
+        let len = self.info.slots as usize * width;
+        let mut data = crate::memory::huge_capacity(len);
+        data.resize(len, 0);
+        // Each block decodes into its own part of the table.
+        data.par_chunks_mut(self.info.block_slots as usize * width)
+            .enumerate()
+            .try_for_each(|(i, out)| {
+                let i = i as u32;
+                match self.info.layout {
+                    CodeLayout::Codes => out.copy_from_slice(&self.code_block(i, None)?),
+                    CodeLayout::DecisiveHalves(hw) => {
+                        let wdl = self.wdl_block(i)?;
+                        let halves = self.code_block(i, Some(&wdl))?;
+                        wdl.expand(&halves, hw, width as u8, out);
                     }
-                    Ok(bytes)
                 }
-            })
-            .collect::<Result<Vec<_>, TableError>>()?;
-        let mut data = crate::memory::huge_capacity(blocks.iter().map(|b| b.len()).sum());
-        for b in &blocks {
-            data.extend_from_slice(b);
-        }
+                Ok::<(), TableError>(())
+            })?;
         Ok(Table::from_raw(self.info.subspace, self.info.width, data)
             .with_encoding(self.info.encoding))
     }
