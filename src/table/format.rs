@@ -225,8 +225,10 @@ impl WdlBlock {
 
     /// Writes the codes of the block's slots into `out` (`width` bytes
     /// each), from its decisive slots' halved depths (`halves`, `hw` bytes
-    /// each, as many as the block has decisive slots), in one pass.
-    fn expand(&self, halves: &[u8], hw: u8, width: u8, out: &mut [u8]) {
+    /// each, as many as the block has decisive slots), in one pass; false
+    /// if a code does not fit `width` (a header that does not match its
+    /// blocks).
+    fn expand(&self, halves: &[u8], hw: u8, width: u8, out: &mut [u8]) -> bool {
         let mut rank = 0;
         for (j, slot) in out.chunks_exact_mut(width as usize).enumerate() {
             let code = match self.field(j) {
@@ -239,11 +241,15 @@ impl WdlBlock {
                 }
             };
             if width == 1 {
+                if code >= 255 && code != UNUSED {
+                    return false;
+                }
                 slot[0] = if code == UNUSED { 255 } else { code as u8 };
             } else {
                 slot.copy_from_slice(&code.to_le_bytes());
             }
         }
+        true
     }
 
     /// What the field of the `i`-th slot tells of its code in layout 2.
@@ -758,7 +764,13 @@ impl MappedTable {
                     CodeLayout::DecisiveHalves(hw) => {
                         let wdl = self.wdl_block(i)?;
                         let halves = self.code_block(i, Some(&wdl))?;
-                        wdl.expand(&halves, hw, width as u8, out);
+                        if !wdl.expand(&halves, hw, width as u8, out) {
+                            return Err(self.block_error(
+                                Section::Codes,
+                                i,
+                                "holds a depth too deep for the header's code width",
+                            ));
+                        }
                     }
                 }
                 Ok::<(), TableError>(())
@@ -970,6 +982,28 @@ mod tests {
         codes[5] = e.cursed_code(true);
         codes[BLOCK_SLOTS as usize + 3] = e.cursed_code(false);
         assert_eq!(round_trip("cursed", &codes, &rules, e), CodeLayout::Codes);
+    }
+
+    #[test]
+    fn a_header_too_narrow_for_its_codes_is_refused() {
+        let rules = Rules::STANDARD;
+        let s = Subspace::moving(3, 3);
+        // Depths up to 300: halved they fit a byte, the codes need two.
+        let codes = pseudo_random_codes(5000, 300, Encoding::Plies);
+        let table = Table::from_codes(s, &codes);
+        assert_eq!(table.width(), 2);
+        let path = temp("narrow");
+        write(&table, &path, &rules, DEFAULT_LEVEL).unwrap();
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[20] = 1;
+        let len = u32::from_le_bytes(bytes[52..56].try_into().unwrap()) as usize;
+        let sum = xxh3_64(&bytes[..56 + len]).to_le_bytes();
+        bytes[56 + len..64 + len].copy_from_slice(&sum);
+        fs::write(&path, &bytes).unwrap();
+        let mapped = MappedTable::open(&path, &rules, s, codes.len() as u64).unwrap();
+        let e = mapped.decode().err().expect("refused").to_string();
+        assert!(e.contains("too deep for the header's code width"), "{e}");
+        let _ = fs::remove_file(path);
     }
 
     #[test]
