@@ -20,14 +20,15 @@ use crate::index::{Indexer, Subspace};
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::solve::value::{Encoding, Value};
-use crate::table::{CodeLayout, FieldCode, MappedTable, TableError, TableFolder, Wdl};
+use crate::table::{CodeLayout, FieldCode, MappedTable, TableError, TableFolder, Wdl, WdlBlock};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};
 
-/// Decompressed blocks kept by default, of each section: 4 KiB a
-/// win/draw/loss block, 6 to 22 KiB a code block (up to 32 KiB for a table
-/// of 2-byte codes in layout 1), so about 100 MiB at most.
+/// Decompressed blocks kept by default, of each kind: a win/draw/loss
+/// block (3 KiB in memory) with, once needed, its code block of layout 2
+/// (at most 8 KiB of halved depths, 16 for 2-byte ones), and code blocks
+/// of layout 1 (8 or 16 KiB): about 100 MiB at most.
 pub const DEFAULT_CACHE_BLOCKS: usize = 4096;
 const SHARDS: usize = 64;
 
@@ -85,20 +86,21 @@ impl<B> BlockCache<B> {
     /// Applies `read` to a decompressed block, loading it first if it is
     /// not cached. `read` runs under the shard's lock: the block is not
     /// shared out, so no reference count is touched (threads probing the
-    /// same hot blocks would fight over it).
+    /// same hot blocks would fight over it). It may complete the entry
+    /// (a code block joining its win/draw/loss block).
     fn with_block<T>(
         &self,
         key: BlockKey,
         load: impl FnOnce() -> Result<B, TableError>,
-        read: impl FnOnce(&B) -> T,
+        read: impl FnOnce(&mut B) -> T,
     ) -> Result<T, TableError> {
         let shard = self.shard(&key);
-        if let Some(b) = shard.lock().unwrap().get(&key) {
+        if let Some(b) = shard.lock().unwrap().get_mut(&key) {
             return Ok(read(b));
         }
         // Decompress outside the lock; two threads may both do it once.
-        let block = load()?;
-        let out = read(&block);
+        let mut block = load()?;
+        let out = read(&mut block);
         let mut map = shard.lock().unwrap();
         if map.len() >= self.per_shard {
             // Evict an arbitrary half: hash order is as good as random here.
@@ -121,7 +123,10 @@ pub struct TableSet {
     /// Tables mapped so far, by table number (see [`TableSet::number`]):
     /// reading one is a single atomic load, so threads do not contend.
     tables: Vec<OnceLock<MappedTable>>,
-    wdl_cache: BlockCache<crate::table::WdlBlock>,
+    /// Win/draw/loss blocks, each with its code block once a probe of a
+    /// decisive slot of layout 2 has needed it.
+    wdl_cache: BlockCache<(WdlBlock, Option<Vec<u8>>)>,
+    /// Code blocks of layout 1.
     code_cache: BlockCache<Vec<u8>>,
     /// The placing-phase subspaces a game from the start reaches, with
     /// their table numbers.
@@ -278,17 +283,21 @@ impl TableSet {
             )?;
             return Ok(code.expect("layout 1 reads the code block alone"));
         }
-        let field =
-            self.wdl_cache
-                .with_block(key, || table.wdl_block(block), |w| w.field_code(i))?;
-        match field {
-            FieldCode::Code(code) => Ok(code),
-            FieldCode::Decisive { rank, win, count } => Ok(self.code_cache.with_block(
-                key,
-                || table.halves_block(block, count),
-                |h| table.decisive_code(h, rank, win),
-            )?),
-        }
+        let code = self.wdl_cache.with_block(
+            key,
+            || Ok((table.wdl_block(block)?, None)),
+            |(wdl, halves)| match wdl.field_code(i) {
+                FieldCode::Code(code) => Ok(code),
+                FieldCode::Decisive { rank, win, count } => {
+                    let halves = match halves {
+                        Some(h) => h,
+                        None => halves.insert(table.halves_block(block, count)?),
+                    };
+                    Ok::<u16, TableError>(table.decisive_code(halves, rank, win))
+                }
+            },
+        )??;
+        Ok(code)
     }
 
     /// The win/draw/loss of `slot`, from its (cached) decompressed
@@ -296,9 +305,11 @@ impl TableSet {
     fn wdl(&self, table: &MappedTable, s: Subspace, slot: u64) -> Result<Option<Wdl>, ProbeError> {
         let block = (slot / table.block_slots()) as u32;
         let i = table.in_block(slot);
-        Ok(self
-            .wdl_cache
-            .with_block((s, block), || table.wdl_block(block), |w| w.wdl(i))?)
+        Ok(self.wdl_cache.with_block(
+            (s, block),
+            || Ok((table.wdl_block(block)?, None)),
+            |(w, _)| w.wdl(i),
+        )?)
     }
 
     fn unused(&self, s: Subspace, slot: u64) -> ProbeError {
