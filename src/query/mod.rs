@@ -20,7 +20,9 @@ use crate::index::{Indexer, Subspace};
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::solve::value::{Encoding, Value};
-use crate::table::{CodeLayout, FieldCode, MappedTable, TableError, TableFolder, Wdl, WdlBlock};
+use crate::table::{
+    CodeLayout, FieldCode, Halves, MappedTable, TableError, TableFolder, Wdl, WdlBlock,
+};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};
@@ -125,7 +127,7 @@ pub struct TableSet {
     tables: Vec<OnceLock<MappedTable>>,
     /// Win/draw/loss blocks, each with its code block once a probe of a
     /// decisive slot of layout 2 has needed it.
-    wdl_cache: BlockCache<(WdlBlock, Option<Vec<u8>>)>,
+    wdl_cache: BlockCache<(WdlBlock, Option<Halves>)>,
     /// Code blocks of layout 1.
     code_cache: BlockCache<Vec<u8>>,
     /// The placing-phase subspaces a game from the start reaches, with
@@ -278,10 +280,10 @@ impl TableSet {
         if table.info().layout == CodeLayout::Codes {
             let code = self.code_cache.with_block(
                 key,
-                || table.code_block(block, None),
-                |c| table.code_of(i, None, Some(c)),
+                || table.code_block(block),
+                |c| table.code_in(c, i),
             )?;
-            return Ok(code.expect("layout 1 reads the code block alone"));
+            return Ok(code);
         }
         let code = self.wdl_cache.with_block(
             key,
@@ -293,7 +295,7 @@ impl TableSet {
                         Some(h) => h,
                         None => halves.insert(table.halves_block(block, count)?),
                     };
-                    Ok::<u16, TableError>(table.decisive_code(halves, rank, win))
+                    Ok::<u16, TableError>(halves.code(rank, win))
                 }
             },
         )??;

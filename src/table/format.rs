@@ -224,18 +224,17 @@ impl WdlBlock {
     }
 
     /// Writes the codes of the block's slots into `out` (`width` bytes
-    /// each), from its decisive slots' halved depths (`halves`, `hw` bytes
-    /// each, as many as the block has decisive slots), in one pass; false
+    /// each), from its decisive slots' halved depths, in one pass; false
     /// if a code does not fit `width` (a header that does not match its
     /// blocks).
-    fn expand(&self, halves: &[u8], hw: u8, width: u8, out: &mut [u8]) -> bool {
+    fn expand(&self, halves: &Halves, width: u8, out: &mut [u8]) -> bool {
         let mut rank = 0;
         for (j, slot) in out.chunks_exact_mut(width as usize).enumerate() {
             let code = match self.field(j) {
                 0 => DRAW,
                 3 => UNUSED,
                 field => {
-                    let code = decisive_code(halves, hw, rank, field == 1);
+                    let code = halves.code(rank, field == 1);
                     rank += 1;
                     code
                 }
@@ -265,20 +264,6 @@ impl WdlBlock {
             },
         }
     }
-
-    /// The code of the `i`-th slot in layout 2: from the field alone, or
-    /// with the block's halved depths (`halves`, `width` bytes each), which
-    /// only a decisive slot reads; `None` asks for them.
-    #[inline]
-    fn code(&self, i: usize, halves: Option<(&[u8], u8)>) -> Option<u16> {
-        match self.field_code(i) {
-            FieldCode::Code(c) => Some(c),
-            FieldCode::Decisive { rank, win, .. } => {
-                let (halves, width) = halves?;
-                Some(decisive_code(halves, width, rank, win))
-            }
-        }
-    }
 }
 
 /// What a slot's win/draw/loss field tells of its code in layout 2.
@@ -298,16 +283,26 @@ pub enum FieldCode {
     },
 }
 
-/// The code of a decisive slot from its halved depth, the `rank`-th of
-/// `halves` (`width` bytes each).
-#[inline]
-fn decisive_code(halves: &[u8], width: u8, rank: usize, win: bool) -> u16 {
-    let h = if width == 1 {
-        halves[rank] as u16
-    } else {
-        u16::from_le_bytes([halves[2 * rank], halves[2 * rank + 1]])
-    };
-    2 * h + 1 + win as u16
+/// A decompressed code block of layout 2: the halved depths of the
+/// block's decisive slots, in slot order.
+pub struct Halves {
+    bytes: Vec<u8>,
+    /// Bytes per halved depth.
+    width: u8,
+}
+
+impl Halves {
+    /// The code of the decisive slot with `rank` decisive slots before it
+    /// in the block (see [`WdlBlock::field_code`]), a win or a loss.
+    #[inline]
+    pub fn code(&self, rank: usize, win: bool) -> u16 {
+        let h = if self.width == 1 {
+            self.bytes[rank] as u16
+        } else {
+            u16::from_le_bytes([self.bytes[2 * rank], self.bytes[2 * rank + 1]])
+        };
+        2 * h + 1 + win as u16
+    }
 }
 
 /// The two sections of a table file.
@@ -670,43 +665,22 @@ impl MappedTable {
         Ok(WdlBlock::new(&fields))
     }
 
-    /// Checks and decompresses one block of the code section: every code
-    /// (layout 1), or the halved depths of the block's decisive slots
-    /// (layout 2, whose count its win/draw/loss block `wdl` gives).
-    pub fn code_block(&self, block: u32, wdl: Option<&WdlBlock>) -> Result<Vec<u8>, TableError> {
-        let want = match (self.info.layout, wdl) {
-            (CodeLayout::Codes, _) => self.slots_in(block) * self.info.width as usize,
-            (CodeLayout::DecisiveHalves(w), Some(wdl)) => wdl.decisive * w as usize,
-            (CodeLayout::DecisiveHalves(_), None) => {
-                return Err(self.block_error(
-                    Section::Codes,
-                    block,
-                    "needs its win/draw/loss block to be read",
-                ));
-            }
-        };
+    /// Checks and decompresses one block of the code section of layout 1:
+    /// every slot's code.
+    pub fn code_block(&self, block: u32) -> Result<Vec<u8>, TableError> {
+        let want = self.slots_in(block) * self.info.width as usize;
         self.decompress(Section::Codes, block, want)
     }
 
-    /// The code section's block `block` in layout 2, which holds the
-    /// halved depths of `count` decisive slots (see [`WdlBlock::field_code`]).
-    pub fn halves_block(&self, block: u32, count: usize) -> Result<Vec<u8>, TableError> {
-        let width = match self.info.layout {
-            CodeLayout::DecisiveHalves(w) => w,
-            CodeLayout::Codes => return self.code_block(block, None),
+    /// Checks and decompresses one block of the code section of layout 2,
+    /// which holds the halved depths of `count` decisive slots (see
+    /// [`WdlBlock::field_code`]).
+    pub fn halves_block(&self, block: u32, count: usize) -> Result<Halves, TableError> {
+        let CodeLayout::DecisiveHalves(width) = self.info.layout else {
+            return Err(self.block_error(Section::Codes, block, "holds codes, not halved depths"));
         };
-        self.decompress(Section::Codes, block, count * width as usize)
-    }
-
-    /// The code of a decisive slot of layout 2 from its block's halved
-    /// depths (see [`WdlBlock::field_code`]).
-    #[inline]
-    pub fn decisive_code(&self, halves: &[u8], rank: usize, win: bool) -> u16 {
-        let width = match self.info.layout {
-            CodeLayout::DecisiveHalves(w) => w,
-            CodeLayout::Codes => self.info.width,
-        };
-        decisive_code(halves, width, rank, win)
+        let bytes = self.decompress(Section::Codes, block, count * width as usize)?;
+        Ok(Halves { bytes, width })
     }
 
     /// The index of `slot` in its block.
@@ -715,16 +689,11 @@ impl MappedTable {
         (slot % self.info.block_slots as u64) as usize
     }
 
-    /// The code of the `i`-th slot of a block, from its decompressed code
-    /// block (layout 1), or from its win/draw/loss block and, for a
-    /// decisive slot, its code block (layout 2); `None` when a block that
-    /// is needed is not given.
+    /// The code of the `i`-th slot of a block from its code block of
+    /// layout 1.
     #[inline]
-    pub fn code_of(&self, i: usize, wdl: Option<&WdlBlock>, codes: Option<&[u8]>) -> Option<u16> {
-        match self.info.layout {
-            CodeLayout::Codes => codes.map(|c| code_at(c, self.info.width, i)),
-            CodeLayout::DecisiveHalves(w) => wdl?.code(i, codes.map(|c| (c, w))),
-        }
+    pub fn code_in(&self, codes: &[u8], i: usize) -> u16 {
+        code_at(codes, self.info.width, i)
     }
 
     /// Checks every block checksum and the file checksum (nothing is
@@ -760,11 +729,11 @@ impl MappedTable {
             .try_for_each(|(i, out)| {
                 let i = i as u32;
                 match self.info.layout {
-                    CodeLayout::Codes => out.copy_from_slice(&self.code_block(i, None)?),
-                    CodeLayout::DecisiveHalves(hw) => {
+                    CodeLayout::Codes => out.copy_from_slice(&self.code_block(i)?),
+                    CodeLayout::DecisiveHalves(_) => {
                         let wdl = self.wdl_block(i)?;
-                        let halves = self.code_block(i, Some(&wdl))?;
-                        if !wdl.expand(&halves, hw, width as u8, out) {
+                        let halves = self.halves_block(i, wdl.decisive)?;
+                        if !wdl.expand(&halves, width as u8, out) {
                             return Err(self.block_error(
                                 Section::Codes,
                                 i,
@@ -903,22 +872,24 @@ mod tests {
         for (i, &c) in codes.iter().enumerate() {
             assert_eq!(back.code(i as u64), c, "{name}: slot {i}");
             let b = (i / BLOCK_SLOTS as usize) as u32;
-            let wdl = mapped.wdl_block(b).unwrap();
-            let codes = mapped.code_block(b, Some(&wdl)).unwrap();
             let j = mapped.in_block(i as u64);
-            assert_eq!(
-                mapped.code_of(j, Some(&wdl), Some(&codes)),
-                Some(c),
-                "{name}: slot {i}"
-            );
-            if c == DRAW || c == UNUSED || layout_is_codes(&mapped) {
+            // As a probe reads it: layout 1 from the code block alone,
+            // layout 2 from the fields, and the code block only for a
+            // decisive slot.
+            if layout_is_codes(&mapped) {
+                let codes = mapped.code_block(b).unwrap();
+                assert_eq!(mapped.code_in(&codes, j), c, "{name}: slot {i}");
                 continue;
             }
-            assert_eq!(
-                mapped.code_of(j, Some(&wdl), None),
-                None,
-                "{name}: slot {i}"
-            );
+            let wdl = mapped.wdl_block(b).unwrap();
+            match wdl.field_code(j) {
+                FieldCode::Code(code) => assert_eq!(code, c, "{name}: slot {i}"),
+                FieldCode::Decisive { rank, win, count } => {
+                    assert!(c != DRAW && c != UNUSED, "{name}: slot {i}");
+                    let halves = mapped.halves_block(b, count).unwrap();
+                    assert_eq!(halves.code(rank, win), c, "{name}: slot {i}");
+                }
+            }
         }
         let layout = mapped.info().layout;
         let _ = fs::remove_file(path);

@@ -17,7 +17,8 @@ pub mod stats;
 
 pub use folder::TableFolder;
 pub use format::{
-    CodeLayout, DEFAULT_LEVEL, FieldCode, MappedTable, Section, TableInfo, WDL_LEVEL, Wdl, WdlBlock,
+    CodeLayout, DEFAULT_LEVEL, FieldCode, Halves, MappedTable, Section, TableInfo, WDL_LEVEL, Wdl,
+    WdlBlock,
 };
 pub use stats::{PliesCounts, StatsFile, SubspaceStats};
 
