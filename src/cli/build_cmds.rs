@@ -215,14 +215,6 @@ pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
         })
         .sum();
     let placing = subspaces.is_empty() && !args.no_placing;
-    let placing = placing
-        && match millbase::placing::placing_supported(rules) {
-            Ok(()) => true,
-            Err(e) => {
-                eprintln!("note: {e}; building the moving phase only");
-                false
-            }
-        };
     // Under the N-move rule the pure game's moving phase is built first.
     let total = total * (1 + rules.nmove.is_some() as u64)
         + if placing {
@@ -333,9 +325,7 @@ pub fn stats_cmd(rules: &Rules, args: &StatsArgs) -> Result<(), CliError> {
     let folder = TableFolder::new(&args.db, rules);
     let dir = folder.moving_dir();
     let mut all = moving_subspaces(rules);
-    if millbase::placing::placing_supported(rules).is_ok() {
-        all.extend(millbase::placing::placing_subspaces(rules));
-    }
+    all.extend(millbase::placing::placing_subspaces(rules));
     let present: Vec<Subspace> = all.into_iter().filter(|&s| folder.exists(s)).collect();
     if present.is_empty() {
         return Err(CliError {

@@ -165,10 +165,17 @@ fn by_search(
     hints: bool,
 ) -> Result<Outcome, CliError> {
     let start_pos = Position::start(rules);
-    println!(
-        "method 2: alpha-beta search over the placing phase, moving-phase tables at the leaves (Gasser)"
-    );
-    let hints = hints && tables.probe_wdl(&start_pos).is_ok();
+    if rules.lasker {
+        println!(
+            "method 2: the placing phase's graph (cyclic under Lasker rules), generated forward \
+             from the start and solved on its own, moving-phase tables at the leaves"
+        );
+    } else {
+        println!(
+            "method 2: alpha-beta search over the placing phase, moving-phase tables at the leaves (Gasser)"
+        );
+    }
+    let hints = hints && !rules.lasker && tables.probe_wdl(&start_pos).is_ok();
     println!(
         "  move order: {}",
         if hints {
@@ -184,14 +191,24 @@ fn by_search(
     }
     let value = with_spinner(&search, "value of the start", || search.value(&start_pos))
         .map_err(|e| CliError::probe(e, rules))?;
-    println!(
-        "  value of the start for White (to move): {}  ({} positions searched, {} moving-phase table probes, {} classes in the transposition table, {} ordering probes)",
-        value.name().to_uppercase(),
-        search.nodes(),
-        search.probes(),
-        search.table_len(),
-        search.hint_probes()
-    );
+    if rules.lasker {
+        println!(
+            "  value of the start for White (to move): {}  ({} classes in the graph, {} moving-phase table probes)",
+            value.name().to_uppercase(),
+            search.nodes(),
+            search.probes(),
+        );
+    } else {
+        println!(
+            "  value of the start for White (to move): {}  ({} positions searched, {} moving-phase table probes, {} classes in the transposition table, {} ordering probes)",
+            value.name().to_uppercase(),
+            search.nodes(),
+            search.probes(),
+            search.table_len(),
+            search.hint_probes()
+        );
+    }
+
     println!("  first moves (one per symmetry class), value for White:");
     let mut first_moves = Vec::new();
     for m in first {
@@ -227,9 +244,6 @@ fn by_search(
 /// `millbase verify`.
 pub fn verify_cmd(rules: &Rules, args: &VerifyArgs) -> Result<(), CliError> {
     super::use_threads(args.threads)?;
-    // Both methods walk the placing phase as a tree; with moving during
-    // placing it has cycles.
-    millbase::placing::placing_supported(rules).map_err(CliError::input)?;
     // Searches read many scattered blocks again and again: keep up to
     // 1 GiB of decompressed win/draw/loss blocks.
     let tables = TableSet::with_cache(&args.db, rules, 1 << 18);

@@ -130,30 +130,37 @@ fn check_one(
     let table = &tables[&s];
     let bad_count = AtomicU64::new(0);
     // The children's tables and indexes by stone counts, for cheap
-    // lookups: all children of a subspace have the same stones in hand.
-    // A side with stones in hand places one; without, it moves a stone.
+    // lookups. A side with stones in hand places one (and under Lasker
+    // rules may move a stone instead); without, it moves a stone. So a
+    // child's stones in hand are those of `s` swapped, one fewer for the
+    // mover if it placed: `by_counts[placed]`.
     let placed = (s.wh > 0) as u8;
-    let (child_hand, child_other_hand) = (s.bh, s.wh - placed);
-    let mut by_counts: Vec<Option<(SubspaceIndex<'_>, &Table)>> =
-        (0..25 * 25).map(|_| None).collect();
+    let child_hand = s.bh;
+    let mut by_counts: [Vec<Option<(SubspaceIndex<'_>, &Table)>>; 2] =
+        std::array::from_fn(|_| (0..25 * 25).map(|_| None).collect());
     for (t, table) in tables {
-        if (t.wh, t.bh) == (child_hand, child_other_hand) {
-            by_counts[t.w as usize * 25 + t.b as usize] = Some((indexer.subspace(t.w, t.b), table));
+        for (p, counts) in by_counts.iter_mut().enumerate() {
+            if t.wh == child_hand && p as u8 <= s.wh && t.bh == s.wh - p as u8 {
+                counts[t.w as usize * 25 + t.b as usize] =
+                    Some((indexer.subspace(t.w, t.b), table));
+            }
         }
     }
-    let value_of = |us: PointSet, them: PointSet| -> Option<Value> {
+    let value_of = |us: PointSet, them: PointSet, placed: bool| -> Option<Value> {
         if us.len() + (child_hand as u32) < 3 {
             return Some(Value::Loss(0));
         }
-        let (index, table) = by_counts[us.len() as usize * 25 + them.len() as usize]
+        let (index, table) = by_counts[placed as usize]
+            [us.len() as usize * 25 + them.len() as usize]
             .as_ref()
             .expect("the tables of every child are loaded");
         table.value(index.slot(us, them))
     };
-    // Children without a capture: the mover's stones stay `them`, so their
-    // side of the index is prepared once per position.
+    // Children without a capture (by a placement when the mover has stones
+    // in hand): the mover's stones stay `them`, so their side of the index
+    // is prepared once per position.
     let mover_after = s.w as usize + placed as usize;
-    let (quiet_index, quiet_table) = by_counts[s.b as usize * 25 + mover_after]
+    let (quiet_index, quiet_table) = by_counts[placed as usize][s.b as usize * 25 + mover_after]
         .as_ref()
         .expect("the quiet child's table is loaded");
     let mut first_bad: Vec<BadSlot> = (0..index.orbits())
@@ -206,12 +213,13 @@ fn check_one(
                             let child = pos.play(m);
                             // Black is to move in the child.
                             let (cu, ct) = (child.stones.black, child.stones.white);
-                            if cu == them {
+                            let by_placing = m.from.is_none();
+                            if cu == them && by_placing == (placed == 1) {
                                 let slot = quiet_index.slot_with(&prepared, ct);
                                 quiet_table.prefetch(slot);
                                 quiet.push(slot);
                             } else {
-                                fold(value_of(cu, ct), true);
+                                fold(value_of(cu, ct, by_placing), cu != them);
                             }
                         }
                         for &slot in &quiet {

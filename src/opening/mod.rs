@@ -7,6 +7,7 @@
 //! proof of the value of the start needs, and it lets alpha-beta cut far
 //! more than a search for exact plies would.
 
+mod cyclic;
 mod tt;
 
 pub use tt::{Bounds, TranspositionTable, class_key};
@@ -25,9 +26,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 /// pay for handing it to another thread).
 const PARALLEL_PLIES: u32 = 5;
 
-/// An alpha-beta search over the placing phase. The placing phase must be
-/// acyclic (no moving during placing: see
-/// [`crate::placing::placing_supported`]).
+/// An alpha-beta search over the placing phase. Under Lasker rules the
+/// placing phase has cycles, and the values come from its graph instead
+/// (see [`OpeningSearch::cyclic_value`]).
 ///
 /// The search runs on the rayon thread pool: at positions near the root,
 /// after the first move (the one most likely to cut) has been searched
@@ -45,6 +46,8 @@ pub struct OpeningSearch<'a> {
     /// Whether placing-phase tables order the moves (never decide values).
     hints: bool,
     hint_probes: Counter,
+    /// Values of the classes solved as a graph (Lasker rules).
+    solved: std::sync::Mutex<cyclic::Solved>,
 }
 
 fn score(w: Wdl) -> i8 {
@@ -105,6 +108,7 @@ impl<'a> OpeningSearch<'a> {
             probes: Counter::default(),
             hints: false,
             hint_probes: Counter::default(),
+            solved: Default::default(),
         }
     }
 
@@ -252,6 +256,9 @@ impl<'a> OpeningSearch<'a> {
     /// a win?". Each needs only one good move where the side it favours is
     /// to move, which prunes far more than one search with the full window.
     pub fn value(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        if self.rules.lasker {
+            return self.cyclic_value(pos);
+        }
         if self.search(pos, 0)? < 0 {
             return Ok(Wdl::Loss);
         }
@@ -263,11 +270,15 @@ impl<'a> OpeningSearch<'a> {
     }
 
     /// A principal line from `pos` to the moving phase: at each step the
-    /// first move that keeps the value.
+    /// first move that keeps the value. A line that comes back to a
+    /// position (Lasker rules, a draw) ends there.
     pub fn principal_line(&self, pos: &Position) -> Result<Vec<Move>, ProbeError> {
         let mut line = Vec::new();
         let mut pos = *pos;
-        while !pos.is_moving_phase() {
+        // Under Lasker rules a drawn line may go round: it stops where a
+        // position comes again.
+        let mut seen = std::collections::HashSet::new();
+        while !pos.is_moving_phase() && seen.insert(pos) {
             let v = score(self.value(&pos)?);
             let mut moves = Vec::new();
             legal_moves(&pos, &self.rules, &mut moves);
@@ -323,10 +334,13 @@ pub fn distinct_first_moves(pos: &Position, rules: &Rules) -> Vec<Move> {
 /// A principal line from `pos` to the moving phase read from the tables
 /// alone (placing-phase tables needed): at each step the best move by
 /// [`TableSet::probe_moves`], with its value for the side that makes it.
+/// A line that comes back to a position (Lasker rules, a draw) ends there.
 pub fn table_line(tables: &TableSet, pos: &Position) -> Result<Vec<MoveValue>, ProbeError> {
     let mut line = Vec::new();
     let mut pos = *pos;
-    while !pos.is_moving_phase() {
+    // A drawn line may go round (Lasker rules): it stops at a repetition.
+    let mut seen = std::collections::HashSet::new();
+    while !pos.is_moving_phase() && seen.insert(pos) {
         let Some(best) = tables.probe_moves(&pos)?.into_iter().next() else {
             break;
         };

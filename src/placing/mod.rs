@@ -2,7 +2,9 @@
 //! subspace `w-b-wh-bh` (side to move first).
 //!
 //! Every placing move puts a stone from the hand on the board, so the
-//! stones in hand only shrink: the placing phase has no cycles. Each table
+//! stones in hand only shrink: the placing phase has no cycles (except
+//! under Lasker rules, whose moves on the board keep the hands: see
+//! [`cyclic`]). Each table
 //! is therefore computed in one forward pass over its slots, from the
 //! tables of its children (later placing tables, and the moving-phase
 //! tables once both hands are empty), last placement first. The values are
@@ -11,6 +13,8 @@
 //!
 //! Only subspaces that a game from the start can reach are built
 //! ([`placing_subspaces`]); within them every position gets its value.
+
+pub mod cyclic;
 
 use crate::geometry::PointSet;
 use crate::index::{Indexer, Subspace, SubspaceIndex};
@@ -41,44 +45,37 @@ fn most_removals(rules: &Rules) -> u8 {
         }
 }
 
-/// Whether the placing phase of `rules` can be tabulated: with moving
-/// during placing (Lasker) it has cycles, which this pass does not handle.
-pub fn placing_supported(rules: &Rules) -> Result<(), String> {
-    if rules.lasker {
-        Err(format!(
-            "placing-phase tables for rules {} are not supported yet: with lasker=on \
-             stones may move while others are in hand, so the placing phase has cycles",
-            rules.short_name()
-        ))
-    } else {
-        Ok(())
-    }
-}
-
 /// The subspaces a move from a position of `s` leads to, where the side
 /// then to move has not lost (at least 3 stones on the board and in hand).
 /// The first is the one without a removal. A side with stones in hand
-/// places one; a side without (unequal hands: the other side still holds
-/// stones) moves a stone on the board.
+/// places one (and under Lasker rules may instead move a stone on the
+/// board: those children follow); a side without (unequal hands: the other
+/// side still holds stones) moves a stone on the board.
 pub fn child_subspaces(rules: &Rules, s: Subspace) -> Vec<Subspace> {
     let mut out = Vec::new();
     if s.is_moving() {
         return out;
     }
-    let placed = (s.wh > 0) as u8;
-    for k in 0..=most_removals(rules) {
-        // A removal needs a mill: three of the mover's stones after the move.
-        if k > s.b || (k > 0 && s.w + placed < 3) {
-            break;
-        }
-        let c = Subspace {
-            w: s.b - k,
-            b: s.w + placed,
-            wh: s.bh,
-            bh: s.wh - placed,
-        };
-        if c.w + c.wh >= 3 {
-            out.push(c);
+    let kinds: &[u8] = match (s.wh > 0, rules.lasker && s.w > 0) {
+        (false, _) => &[0],
+        (true, false) => &[1],
+        (true, true) => &[1, 0],
+    };
+    for &placed in kinds {
+        for k in 0..=most_removals(rules) {
+            // A removal needs a mill: three of the mover's stones after the move.
+            if k > s.b || (k > 0 && s.w + placed < 3) {
+                break;
+            }
+            let c = Subspace {
+                w: s.b - k,
+                b: s.w + placed,
+                wh: s.bh,
+                bh: s.wh - placed,
+            };
+            if c.w + c.wh >= 3 {
+                out.push(c);
+            }
         }
     }
     out
@@ -97,13 +94,30 @@ pub fn placing_subspaces(rules: &Rules) -> Vec<Subspace> {
     let mut seen = BTreeSet::from([start]);
     let mut todo = vec![start];
     while let Some(s) = todo.pop() {
-        for c in child_subspaces(rules, s) {
+        // Under Lasker rules a subspace is solved with its twin, whose
+        // table is made too.
+        let twin = rules.lasker.then(|| s.twin());
+        for c in child_subspaces(rules, s).into_iter().chain(twin) {
             if !c.is_moving() && seen.insert(c) {
                 todo.push(c);
             }
         }
     }
     let mut out: Vec<Subspace> = seen.into_iter().collect();
+    if rules.lasker {
+        // Placements lower the stones in hand, captures the stones on the
+        // board: a pair's exits come before it. Twins are neighbours.
+        out.sort_by_key(|s| {
+            (
+                s.wh + s.bh,
+                s.w + s.b,
+                s.w.max(s.b),
+                s.wh.max(s.bh),
+                *s.max(&s.twin()),
+            )
+        });
+        return out;
+    }
     // Fewer stones in hand first; a side without stones in hand moves on
     // the board into the same layer, so it comes after that layer's
     // placements; within a layer neighbours share children.
@@ -332,7 +346,9 @@ pub fn build_placing(
     level: i32,
     progress: &dyn Progress,
 ) -> Result<PlacingReport, BuildError> {
-    placing_supported(rules).map_err(BuildError::Request)?;
+    if rules.lasker {
+        return cyclic::build_cyclic(rules, db, level, progress);
+    }
     let indexer = Indexer::for_board(rules.board());
     let folder = TableFolder::new(db, rules);
     let dir = folder.dir();

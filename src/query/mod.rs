@@ -184,16 +184,11 @@ impl TableSet {
     /// Like [`TableSet::open`], keeping at most `blocks` decompressed blocks.
     pub fn with_cache(db: &Path, rules: &Rules, blocks: usize) -> TableSet {
         let moving = stone_counts(rules) * stone_counts(rules);
-        let placing: FastMap<Subspace, usize> = if crate::placing::placing_supported(rules).is_ok()
-        {
-            crate::placing::placing_subspaces(rules)
-                .into_iter()
-                .enumerate()
-                .map(|(i, s)| (s, moving + i))
-                .collect()
-        } else {
-            FastMap::default()
-        };
+        let placing: FastMap<Subspace, usize> = crate::placing::placing_subspaces(rules)
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| (s, moving + i))
+            .collect();
         TableSet {
             folder: TableFolder::new(db, rules),
             rules: *rules,
@@ -250,18 +245,15 @@ impl TableSet {
             bh: pos.hand[!pos.to_move],
         };
         let Some(number) = self.number(s) else {
-            let why = match crate::placing::placing_supported(&self.rules) {
-                Err(e) => e,
-                Ok(()) => format!(
-                    "no game from the start under rules {} reaches a position with {} and {} \
-                     stones on the board and {} and {} in hand (side to move first)",
-                    self.rules.short_name(),
-                    s.w,
-                    s.b,
-                    s.wh,
-                    s.bh
-                ),
-            };
+            let why = format!(
+                "no game from the start under rules {} reaches a position with {} and {} \
+                 stones on the board and {} and {} in hand (side to move first)",
+                self.rules.short_name(),
+                s.w,
+                s.b,
+                s.wh,
+                s.bh
+            );
             return Err(ProbeError::NotCovered(why));
         };
         Ok(Lookup::Slot(

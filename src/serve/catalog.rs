@@ -8,7 +8,7 @@
 
 use crate::geometry::Board;
 use crate::index::moving_subspaces;
-use crate::placing::{placing_subspaces, placing_supported};
+use crate::placing::placing_subspaces;
 use crate::rules::Rules;
 use crate::table::{MappedTable, TableFolder};
 use serde::Serialize;
@@ -139,14 +139,10 @@ impl Catalog {
                 .into_iter()
                 .filter(|&s| present(s))
                 .count();
-            let placing_tables = if placing_supported(&rules).is_ok() {
-                placing_subspaces(&rules)
-                    .into_iter()
-                    .filter(|&s| present(s))
-                    .count()
-            } else {
-                0
-            };
+            let placing_tables = placing_subspaces(&rules)
+                .into_iter()
+                .filter(|&s| present(s))
+                .count();
             catalog.folders.push(FolderInfo {
                 folder: name.clone(),
                 rules: rules.short_name(),
@@ -169,10 +165,9 @@ impl Catalog {
                     {
                         continue;
                     }
-                    let placing = placing_supported(&game).is_ok()
-                        && placing_subspaces(&game)
-                            .into_iter()
-                            .all(|s| folder.exists(s));
+                    let placing = placing_subspaces(&game)
+                        .into_iter()
+                        .all(|s| folder.exists(s));
                     games.push(RuleSetInfo {
                         rules: game.short_name(),
                         canonical: game.canonical(),

@@ -562,13 +562,11 @@ pub fn stats_of(db: &Path, rules: &Rules) -> Result<StatsAnswer, TableError> {
             .into_iter()
             .map(|s| ("moving", s))
             .collect();
-    if crate::placing::placing_supported(rules).is_ok() {
-        subs.extend(
-            crate::placing::placing_subspaces(rules)
-                .into_iter()
-                .map(|s| ("placing", s)),
-        );
-    }
+    subs.extend(
+        crate::placing::placing_subspaces(rules)
+            .into_iter()
+            .map(|s| ("placing", s)),
+    );
     subs.retain(|&(_, s)| folder.exists(s));
     let subspaces = subs
         .par_iter()

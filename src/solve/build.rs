@@ -174,8 +174,8 @@ pub fn build(
             .flat_map(|&p| dependencies(rules, p))
             .collect();
         for s in moving_subspaces(rules) {
-            if exits.has(s.w, s.b) && !later.contains(&pair_of(s)) {
-                exits.remove(s.w, s.b);
+            if exits.has(s) && !later.contains(&pair_of(s)) {
+                exits.remove(s);
             }
         }
         if subs.iter().all(|&s| folder.is_finished(s)) {
@@ -186,7 +186,7 @@ pub fn build(
         }
         for dep in dependencies(rules, pair) {
             for s in pair_subspaces(dep) {
-                if !exits.has(s.w, s.b) {
+                if !exits.has(s) {
                     exits.insert(folder.load(s)?);
                 }
             }

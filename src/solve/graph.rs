@@ -96,19 +96,23 @@ pub fn for_each_step(
 }
 
 /// Calls `f(mover_before)` for every way the side that just moved (`them`,
-/// not to move) could have reached this moving-phase position from the
-/// same pair of stone counts: a step that removed nothing. The predecessor
-/// has `them`'s stones `mover_before` to move against `us`.
+/// not to move, `them_hand` stones in hand) could have reached this
+/// position from the same stone counts: a step on the board that removed
+/// nothing (in the moving phase, or under Lasker rules with stones in
+/// hand). The predecessor has `them`'s stones `mover_before` to move
+/// against `us`.
 #[inline]
 pub fn for_each_quiet_unmove(
     board: &Board,
     rules: &Rules,
     us: PointSet,
     them: PointSet,
+    them_hand: u8,
     mut f: impl FnMut(PointSet),
 ) {
     let empty = board.all.minus(us.union(them));
-    let flies = rules.flies(them.len());
+    // A side with stones in hand never flies.
+    let flies = them_hand == 0 && rules.flies(them.len());
     // Under `mill=wins` a step that made a line ended the game (it is no
     // quiet step), and a predecessor where `us` has a line had ended.
     let mill_wins = rules.mill_wins();

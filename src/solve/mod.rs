@@ -59,10 +59,22 @@ pub trait Progress: Sync {
 pub struct NoProgress;
 impl Progress for NoProgress {}
 
-/// Finished moving-phase tables that captures lead into.
+/// Finished tables that moves leaving a pair lead into: captures, and
+/// under Lasker rules placements.
 pub struct Exits {
     indexer: &'static Indexer,
-    tables: Vec<Option<(SubspaceIndex<'static>, Table)>>,
+    /// By [`exit_key`]; boxed, since most keys never hold a table.
+    tables: Vec<Option<Box<(SubspaceIndex<'static>, Table)>>>,
+}
+
+/// Stones in hand a side may hold, plus one (no board has more than 12
+/// stones a side).
+const HANDS: usize = 13;
+
+/// Where the table of the subspace with these counts is kept in [`Exits`].
+#[inline]
+fn exit_key(w: u8, b: u8, wh: u8, bh: u8) -> usize {
+    ((wh as usize * HANDS + bh as usize) * 25 + w as usize) * 25 + b as usize
 }
 
 impl Exits {
@@ -70,36 +82,49 @@ impl Exits {
     pub fn new(board: &'static Board) -> Exits {
         Exits {
             indexer: Indexer::for_board(board),
-            tables: (0..(25 * 25)).map(|_| None).collect(),
+            tables: (0..HANDS * HANDS * 25 * 25).map(|_| None).collect(),
         }
+    }
+
+    fn key(s: Subspace) -> usize {
+        exit_key(s.w, s.b, s.wh, s.bh)
     }
 
     /// Adds a finished table.
     pub fn insert(&mut self, table: Table) {
         let s = table.subspace;
         let idx = self.indexer.subspace(s.w, s.b);
-        self.tables[s.w as usize * 25 + s.b as usize] = Some((idx, table));
+        self.tables[Self::key(s)] = Some(Box::new((idx, table)));
     }
 
-    /// Drops the table of `w-b`.
-    pub fn remove(&mut self, w: u8, b: u8) {
-        self.tables[w as usize * 25 + b as usize] = None;
+    /// Drops the table of `s`.
+    pub fn remove(&mut self, s: Subspace) {
+        self.tables[Self::key(s)] = None;
     }
 
-    /// Whether the table of `w-b` is loaded.
-    pub fn has(&self, w: u8, b: u8) -> bool {
-        self.tables[w as usize * 25 + b as usize].is_some()
+    /// Whether the table of `s` is loaded.
+    pub fn has(&self, s: Subspace) -> bool {
+        self.tables[Self::key(s)].is_some()
     }
 
-    /// Where the value of position `(us, them)` (us to move) is: the
-    /// table's number and the slot, asked into cache.
+    /// Where the value of position `(us, them)` (us to move, the hands
+    /// `hands` of us and them) is: the table's number and the slot, asked
+    /// into cache.
     #[inline]
-    fn locate(&self, us: PointSet, them: PointSet) -> (usize, u64) {
+    fn locate(&self, us: PointSet, them: PointSet, hands: (u8, u8)) -> (usize, u64) {
         let (w, b) = (us.len() as u8, them.len() as u8);
-        let k = w as usize * 25 + b as usize;
-        let (idx, table) = self.tables[k]
-            .as_ref()
-            .unwrap_or_else(|| panic!("exit table {w}-{b} is loaded before its pair is solved"));
+        let k = exit_key(w, b, hands.0, hands.1);
+        let (idx, table) = self.tables[k].as_deref().unwrap_or_else(|| {
+            panic!(
+                "exit table {} is loaded before its pair is solved",
+                Subspace {
+                    w,
+                    b,
+                    wh: hands.0,
+                    bh: hands.1
+                }
+            )
+        });
         let slot = idx.slot(us, them);
         table.prefetch(slot);
         (k, slot)
@@ -109,7 +134,7 @@ impl Exits {
     /// `None` for a slot marked unused.
     #[inline]
     fn value_at(&self, k: usize, slot: u64) -> Option<Value> {
-        self.tables[k].as_ref().expect("located").1.value(slot)
+        self.tables[k].as_deref().expect("located").1.value(slot)
     }
 }
 
@@ -140,6 +165,8 @@ impl Outlook {
 
 struct Pair<'a> {
     board: &'static Board,
+    /// The twin subspaces (one when they are the same).
+    subs: Vec<Subspace>,
     rules: &'a Rules,
     encoding: Encoding,
     exits: &'a Exits,
@@ -238,19 +265,30 @@ impl Pair<'_> {
         // counting them needs no child slots.
         let symmetric = side.stabiliser != 0;
         let mut quiet = 0;
+        // A placement (Lasker) leaves the pair: the mover has a stone more
+        // on the board and one less in hand.
+        let (us_hand, them_hand) = (self.subs[i].wh, self.subs[i].bh);
+        let placed = |us2: PointSet| (us2.len() > us.len()) as u8;
         o.moves = for_each_step(
             self.board,
             self.rules,
             us,
             them,
-            0,
-            0,
+            us_hand,
+            them_hand,
             sets,
             |step| match step {
+                Step::Quiet(us2) if placed(us2) == 1 => {
+                    lookups.push(self.exits.locate(them, us2, (them_hand, us_hand - 1)))
+                }
                 Step::Quiet(us2) if symmetric => children.push(child_idx.slot_with(&side, us2)),
                 Step::Quiet(_) => quiet += 1,
                 Step::Wins => o.exit(Some(Value::Loss(0))),
-                Step::Capture(us2, them2) => lookups.push(self.exits.locate(them2, us2)),
+                Step::Capture(us2, them2) => lookups.push(self.exits.locate(
+                    them2,
+                    us2,
+                    (them_hand, us_hand - placed(us2)),
+                )),
             },
         );
         o.in_pair = if symmetric {
@@ -429,7 +467,8 @@ impl Pair<'_> {
                     n += 1;
                     let (us, them) = idx.position(slot as u64).expect("slot in range");
                     preds.clear();
-                    for_each_quiet_unmove(self.board, self.rules, us, them, |mover| {
+                    let mover_hand = self.subs[i].bh;
+                    for_each_quiet_unmove(self.board, self.rules, us, them, mover_hand, |mover| {
                         preds.push(pred_idx.slot(mover, us) as u32);
                     });
                     // As for children: repeats need a symmetry fixing `us`.
@@ -641,15 +680,35 @@ pub fn solve_pair(
     exits: &Exits,
     progress: &dyn Progress,
 ) -> Result<Vec<Table>, String> {
+    solve_twins(rules, Subspace::moving(w, b), exits, progress)
+}
+
+/// Solves the subspace `s` with its twin ([`Subspace::twin`]; one subspace
+/// when they are the same) and returns their tables, `s` first. Moves on
+/// the board that remove nothing stay in the pair; every other move leads
+/// to a table that must be in `exits`. A pair with stones in hand needs
+/// Lasker rules (otherwise its positions only place, and
+/// [`crate::placing`] computes them in one forward pass).
+pub fn solve_twins(
+    rules: &Rules,
+    s: Subspace,
+    exits: &Exits,
+    progress: &dyn Progress,
+) -> Result<Vec<Table>, String> {
+    if !s.is_moving() && !rules.lasker {
+        return Err(format!(
+            "subspace {s}: only Lasker rules move during placing; the placing builder computes it"
+        ));
+    }
     let board = rules.board();
     let indexer = Indexer::for_board(board);
-    let subs: Vec<(u8, u8)> = if w == b {
-        vec![(w, b)]
+    let subs: Vec<Subspace> = if s == s.twin() {
+        vec![s]
     } else {
-        vec![(w, b), (b, w)]
+        vec![s, s.twin()]
     };
     let idx: Vec<SubspaceIndex<'static>> =
-        subs.iter().map(|&(w, b)| indexer.subspace(w, b)).collect();
+        subs.iter().map(|s| indexer.subspace(s.w, s.b)).collect();
     let slots: u64 = idx.iter().map(|i| i.slots()).sum();
     if let Some(big) = idx.iter().find(|i| i.slots() > u32::MAX as u64) {
         return Err(format!(
@@ -659,9 +718,10 @@ pub fn solve_pair(
             big.slots()
         ));
     }
-    let encoding = Encoding::of(rules, true);
+    let encoding = Encoding::of(rules, s.is_moving());
     let pair = Pair {
         board,
+        subs: subs.clone(),
         rules,
         encoding,
         exits,
@@ -706,9 +766,9 @@ pub fn solve_pair(
     Ok(subs
         .iter()
         .zip(values)
-        .map(|(&(w, b), v)| {
+        .map(|(&s, v)| {
             let codes: Vec<u16> = v.into_iter().map(AtomicU16::into_inner).collect();
-            Table::from_codes(Subspace::moving(w, b), &codes).with_encoding(encoding)
+            Table::from_codes(s, &codes).with_encoding(encoding)
         })
         .collect())
 }
