@@ -363,14 +363,6 @@ fn placing_build_resumes_and_rebuilds_damaged_tables() {
 }
 
 #[test]
-fn verify_refuses_rules_whose_placing_phase_has_cycles() {
-    let out = millbase(&["verify", "--rules", "lasker", "--db", "/nonexistent"]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("lasker") && err.contains("cycles"), "{err}");
-}
-
-#[test]
 fn placing_tables_are_shared_by_every_stone_count_of_a_board() {
     // A position's value does not depend on the stones the game started
     // with: a table built for 4/4 is the table 4/3 needs, byte for byte.
