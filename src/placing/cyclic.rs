@@ -78,7 +78,7 @@ pub fn build_cyclic(
             .map(|s| indexer.subspace(s.w, s.b).slots())
             .sum();
         if pair.iter().all(|&s| folder.is_finished(s)) {
-            report.skipped += 1;
+            report.skipped += pair.len();
             progress.pair_skipped(&name, slots);
             continue;
         }
@@ -101,7 +101,7 @@ pub fn build_cyclic(
         }
         let stats: Vec<SubspaceStats> = tables.iter().map(SubspaceStats::of_table).collect();
         progress.pair_finished(&name, slots, &stats, start.elapsed().as_secs_f64());
-        report.computed += 1;
+        report.computed += tables.len();
     }
     Ok(report)
 }
