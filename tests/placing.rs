@@ -312,28 +312,8 @@ fn positions_no_game_reaches_get_a_clear_error() {
 }
 
 fn placing_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "mbt"))
-        // Placing-phase tables only: `w-b-wh-bh.mbt`.
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .matches('-')
-                .count()
-                == 3
-        })
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read(&p).unwrap(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
+    // Placing-phase tables only: `w-b-wh-bh.mbt`.
+    common::table_files(dir, |name| name.matches('-').count() == 3)
 }
 
 #[test]

@@ -252,3 +252,21 @@ pub fn rewrite_table(
         )
         .unwrap();
 }
+
+/// The table files (`*.mbt`) of a folder whose names pass `keep`, with
+/// their bytes, by name.
+pub fn table_files(dir: &std::path::Path, keep: impl Fn(&str) -> bool) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "mbt"))
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .filter(|n| keep(n))
+        .map(|n| {
+            let bytes = std::fs::read(dir.join(&n)).unwrap();
+            (n, bytes)
+        })
+        .collect();
+    v.sort();
+    v
+}
