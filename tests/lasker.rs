@@ -289,3 +289,21 @@ fn query_lists_slides_during_placing() {
     assert_eq!(moves[0].value, tables.probe(&pos).unwrap());
     let _ = std::fs::remove_dir_all(db);
 }
+
+#[test]
+fn the_n_move_rule_combines_with_lasker() {
+    // Placing positions take the moving phase's values at counter 0: with
+    // 10 plies the 3/3 start, a win in 23 without the rule, is a draw.
+    let spec = "lasker,stones=3,nmove=10";
+    let db = build("nmove", spec);
+    let d = db.to_str().unwrap();
+    let out = common::run_ok(&["check", "--rules", spec, "--db", d]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("all consistent"));
+    let out = common::run_ok(&["verify", "--rules", spec, "--db", d]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("both methods agree: the game is a draw"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(db);
+}
