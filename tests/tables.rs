@@ -161,3 +161,56 @@ fn a_table_of_other_rules_is_refused() {
     );
     let _ = std::fs::remove_dir_all(db);
 }
+
+#[test]
+fn a_ten_stone_build_reuses_the_nine_stone_tables() {
+    // The values of a subspace do not depend on the stones the game
+    // started with: `standard,stones=10` takes the tables of `standard`
+    // (linked, not recomputed) and reads them despite their headers.
+    let db = fresh_db("ten");
+    let d = db.to_str().unwrap();
+    let out = millbase(&[
+        "build",
+        "--rules",
+        "standard,stones=10",
+        "--db",
+        d,
+        "--subspaces",
+        "4-3",
+    ]);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(log.contains("built 0 pairs, 2 found on disk"), "{log}");
+    let ten = db.join("standard,stones=10");
+    for t in ["3-3.mbt", "4-3.mbt", "3-4.mbt"] {
+        assert_eq!(
+            std::fs::read(ten.join(t)).unwrap(),
+            std::fs::read(db.join("standard").join(t)).unwrap(),
+            "{t}"
+        );
+    }
+    let out = millbase(&[
+        "query",
+        "--rules",
+        "standard,stones=10",
+        "--db",
+        d,
+        "WWW...../BBB...../W....... b 0 0",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = millbase(&[
+        "check",
+        "--rules",
+        "standard,stones=10",
+        "--db",
+        d,
+        "--subspaces",
+        "4-3",
+    ]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("all consistent"));
+    let _ = std::fs::remove_dir_all(db);
+}

@@ -220,6 +220,18 @@ impl Rules {
         }
     }
 
+    /// The moving-phase rule set of the board's preset stone count with
+    /// these options ([`Rules::moving_rules`] of it): its folder holds the
+    /// tables that a game with more stones (10 on the standard board)
+    /// shares with it, value for value.
+    pub fn preset_moving_rules(&self) -> Rules {
+        Rules {
+            stones: both(self.board_stones()),
+            ..*self
+        }
+        .moving_rules()
+    }
+
     /// Whether a side with `on_board` stones and none in hand flies.
     #[inline]
     pub fn flies(&self, on_board: u32) -> bool {

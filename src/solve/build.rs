@@ -178,7 +178,10 @@ pub fn build(
                 exits.remove(s);
             }
         }
-        if subs.iter().all(|&s| folder.is_finished(s)) {
+        if subs
+            .iter()
+            .all(|&s| folder.is_finished(s) || folder.adopt(s))
+        {
             report.skipped += 1;
             progress.pair_skipped(&name, slots);
             // Tables found on disk are loaded only when a pair to solve needs them.

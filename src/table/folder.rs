@@ -105,6 +105,32 @@ impl TableFolder {
         self.open(s).and_then(|t| t.verify()).is_ok()
     }
 
+    /// For a moving-phase subspace missing here, links (or copies) the
+    /// sound table of the same subspace from the folder of the board's
+    /// preset stone count ([`Rules::preset_moving_rules`]), which holds the
+    /// same values; returns whether the table is now here and sound. A
+    /// 10-stone build so reuses the 9-stone tables instead of recomputing
+    /// them.
+    pub fn adopt(&self, s: Subspace) -> bool {
+        let preset = TableFolder::new(&self.db, &self.rules.preset_moving_rules());
+        if !s.is_moving()
+            || preset.moving_dir() == self.moving_dir()
+            || self.exists(s)
+            || !preset.is_finished(s)
+        {
+            return false;
+        }
+        let (from, to) = (preset.path(s), self.path(s));
+        let tmp = to.with_extension("adopt");
+        let _ = std::fs::remove_file(&tmp);
+        let placed = std::fs::create_dir_all(self.moving_dir())
+            .and_then(|_| {
+                std::fs::hard_link(&from, &tmp).or_else(|_| std::fs::copy(&from, &tmp).map(drop))
+            })
+            .and_then(|_| std::fs::rename(&tmp, &to));
+        placed.is_ok() && self.is_finished(s)
+    }
+
     /// Writes a finished table (through a temporary file, read back and
     /// checked, then renamed), making its folder if needed.
     pub fn write(&self, table: &Table, level: i32) -> Result<(), TableError> {

@@ -541,8 +541,17 @@ impl MappedTable {
         let t = MappedTable::open_any(path)?;
         let mismatch = |why: String| TableError::Mismatch(path.to_path_buf(), why);
         // Compared as rule sets, not as text: a header written before an
-        // option existed names its default by leaving it out.
-        if t.info.rules.parse::<Rules>().ok() != Some(*rules) {
+        // option existed names its default by leaving it out. The stone
+        // count the game starts with changes no value of a subspace both
+        // games have, so a table made for another count is the same table
+        // (e.g. the 9-stone moving phase serves the 10-stone game).
+        let same = |r: Rules| {
+            Rules {
+                stones: rules.stones,
+                ..r
+            } == *rules
+        };
+        if !t.info.rules.parse::<Rules>().is_ok_and(same) {
             return Err(mismatch(format!(
                 "built for rules `{}`, not `{}`",
                 t.info.rules,
