@@ -153,6 +153,23 @@ fn every_position_of_three_and_four_three_stones_matches_naive() {
 }
 
 #[test]
+fn other_boards_and_options_match_naive() {
+    for spec in [
+        "three,lasker=on",
+        "six,stones=4,lasker=on",
+        "twelve,stones=3,lasker=on",
+        "standard,stones=3,lasker=on,flying=off",
+    ] {
+        let rules: Rules = spec.parse().unwrap();
+        let db = build("options", spec);
+        let tables = TableSet::open(&db, &rules);
+        let n = compare(&rules, &tables, &[Position::start(&rules)]);
+        assert!(n > 100, "{spec}: {n} classes");
+        let _ = std::fs::remove_dir_all(db);
+    }
+}
+
+#[test]
 fn sampled_four_stone_positions_match_naive() {
     let spec = "lasker,stones=4";
     let rules: Rules = spec.parse().unwrap();
