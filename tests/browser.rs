@@ -199,7 +199,7 @@ async fn enter(c: &Client, position: &str) {
 async fn the_web_board_in_a_real_browser() {
     let dir = std::env::temp_dir().join(format!("millbase-browser-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    for rules in [GAME, "three"] {
+    for rules in [GAME, "three", "lasker,stones=3"] {
         common::run_ok(&["build", "--rules", rules, "--db", dir.to_str().unwrap()]);
     }
     let server = spawn(ServeOptions::new(&dir), "127.0.0.1:0".parse().unwrap()).unwrap();
@@ -390,6 +390,31 @@ async fn the_web_board_in_a_real_browser() {
     click_point(&c, 8).await;
     agrees(&c, addr, "three", "b2").await;
     shot(&c, "three.png").await;
+
+    // Lasker morris: with a stone in hand, White may still slide a stone
+    // (its point, then the target) instead of placing.
+    let lasker = "lasker,stones=3";
+    let pos = "WW....B./......../........ w 1 2";
+    c.goto(&format!(
+        "{base}/?rules={}&position={}",
+        enc(lasker),
+        enc(pos)
+    ))
+    .await
+    .unwrap();
+    ready(&c).await;
+    let a = agrees(&c, addr, lasker, pos).await;
+    let kinds: Vec<bool> = a["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["from"].is_null())
+        .collect();
+    assert!(kinds.contains(&true) && kinds.contains(&false), "{a}");
+    click_point(&c, 0).await;
+    click_point(&c, 7).await;
+    agrees(&c, addr, lasker, ".W....BW/......../........ b 1 2").await;
+    shot(&c, "lasker-slide.png").await;
 
     // A phone-sized screen.
     c.set_window_size(390, 844).await.unwrap();
