@@ -216,6 +216,26 @@ fn published_start_values() {
     }
 }
 
+#[test]
+fn verify_graph_stops_at_its_limit() {
+    // The second method of `verify` holds the placing phase's graph in
+    // memory: past its limit it stops with an error, never a value.
+    let spec = "lasker,stones=3";
+    let rules: Rules = spec.parse().unwrap();
+    let db = build("limit", spec);
+    let tables = TableSet::open(&db, &rules);
+    let small = millbase::opening::OpeningSearch::new(&tables).with_graph_limit(1000);
+    assert!(small.value(&Position::start(&rules)).is_err());
+    assert!(small.graph_too_large());
+    let enough = millbase::opening::OpeningSearch::new(&tables).with_graph_limit(100_000);
+    assert_eq!(
+        enough.value(&Position::start(&rules)).unwrap(),
+        millbase::table::Wdl::Win
+    );
+    assert!(!enough.graph_too_large());
+    let _ = std::fs::remove_dir_all(db);
+}
+
 fn placing_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     common::table_files(dir, |_| true)
 }

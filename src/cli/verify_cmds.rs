@@ -163,7 +163,7 @@ fn by_search(
     rules: &Rules,
     first: &[Move],
     hints: bool,
-) -> Result<Outcome, CliError> {
+) -> Result<Option<Outcome>, CliError> {
     let start_pos = Position::start(rules);
     if rules.lasker {
         println!(
@@ -189,8 +189,18 @@ fn by_search(
     if hints {
         search = search.with_hints();
     }
-    let value = with_spinner(&search, "value of the start", || search.value(&start_pos))
-        .map_err(|e| CliError::probe(e, rules))?;
+    if rules.lasker {
+        // The graph gets at most 60 % of the memory free now.
+        let free = millbase::memory::available_bytes().unwrap_or(u64::MAX / 2);
+        search = search.with_graph_limit(free / 10 * 6 / millbase::opening::GRAPH_BYTES_PER_CLASS);
+    }
+    let value = match with_spinner(&search, "value of the start", || search.value(&start_pos)) {
+        Err(e) if search.graph_too_large() => {
+            println!("  not available: {e}; the tables' method stands alone");
+            return Ok(None);
+        }
+        v => v.map_err(|e| CliError::probe(e, rules))?,
+    };
     if rules.lasker {
         println!(
             "  value of the start for White (to move): {}  ({} classes in the graph, {} moving-phase table probes)",
@@ -235,10 +245,10 @@ fn by_search(
         line_text(rules, &line)
     );
     println!("  time: {:.3} s", t.elapsed().as_secs_f64());
-    Ok(Outcome {
+    Ok(Some(Outcome {
         start: value,
         first_moves,
-    })
+    }))
 }
 
 /// `millbase verify`.
@@ -258,7 +268,7 @@ pub fn verify_cmd(rules: &Rules, args: &VerifyArgs) -> Result<(), CliError> {
     let two = if args.method == Method::Tables {
         None
     } else {
-        Some(by_search(&tables, rules, &first, !args.no_hints)?)
+        by_search(&tables, rules, &first, !args.no_hints)?
     };
     let verdict = |w: Wdl| match w {
         Wdl::Win => "a win for White",
@@ -297,9 +307,15 @@ pub fn verify_cmd(rules: &Rules, args: &VerifyArgs) -> Result<(), CliError> {
                 verdict(a.start)
             );
         }
-        (Some(a), None) => {
+        (Some(a), None) if args.method == Method::Tables => {
             println!(
                 "the game is {} (by the tables alone, as asked)",
+                verdict(a.start)
+            );
+        }
+        (Some(a), None) => {
+            println!(
+                "the game is {} by the tables alone: the second method was not available",
                 verdict(a.start)
             );
         }

@@ -8,6 +8,8 @@
 //! more than a search for exact plies would.
 
 mod cyclic;
+
+pub use cyclic::GRAPH_BYTES_PER_CLASS;
 mod tt;
 
 pub use tt::{Bounds, TranspositionTable, class_key};
@@ -48,6 +50,9 @@ pub struct OpeningSearch<'a> {
     hint_probes: Counter,
     /// Values of the classes solved as a graph (Lasker rules).
     solved: std::sync::Mutex<cyclic::Solved>,
+    /// Most classes such a graph may hold, and whether one passed it.
+    graph_limit: u64,
+    graph_too_large: AtomicBool,
 }
 
 fn score(w: Wdl) -> i8 {
@@ -109,6 +114,8 @@ impl<'a> OpeningSearch<'a> {
             hints: false,
             hint_probes: Counter::default(),
             solved: Default::default(),
+            graph_limit: u64::MAX,
+            graph_too_large: AtomicBool::new(false),
         }
     }
 
