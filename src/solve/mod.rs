@@ -130,6 +130,21 @@ impl Exits {
         (k, slot)
     }
 
+    /// The number, index and table of the subspace with these counts, if
+    /// it is loaded.
+    #[inline]
+    fn entry(
+        &self,
+        w: u8,
+        b: u8,
+        hands: (u8, u8),
+    ) -> Option<(usize, &SubspaceIndex<'static>, &Table)> {
+        let k = exit_key(w, b, hands.0, hands.1);
+        self.tables[k]
+            .as_deref()
+            .map(|(idx, table)| (k, idx, table))
+    }
+
     /// The value at counter 0 in table `k` at `slot` (see [`Exits::locate`]);
     /// `None` for a slot marked unused.
     #[inline]
@@ -269,6 +284,16 @@ impl Pair<'_> {
         // on the board and one less in hand.
         let (us_hand, them_hand) = (self.subs[i].wh, self.subs[i].bh);
         let placed = |us2: PointSet| (us2.len() > us.len()) as u8;
+        // Every placement that removes nothing leads to one exit table,
+        // with `them` to move: that side of its index is prepared once.
+        let placing = if us_hand > 0 {
+            let counts = (them.len() as u8, us.len() as u8 + 1);
+            self.exits
+                .entry(counts.0, counts.1, (them_hand, us_hand - 1))
+                .map(|(k, idx, table)| (k, idx, table, idx.prepare(them)))
+        } else {
+            None
+        };
         o.moves = for_each_step(
             self.board,
             self.rules,
@@ -279,7 +304,12 @@ impl Pair<'_> {
             sets,
             |step| match step {
                 Step::Quiet(us2) if placed(us2) == 1 => {
-                    lookups.push(self.exits.locate(them, us2, (them_hand, us_hand - 1)))
+                    let (k, idx, table, side) = placing
+                        .as_ref()
+                        .expect("the placements' exit table is loaded");
+                    let slot = idx.slot_with(side, us2);
+                    table.prefetch(slot);
+                    lookups.push((*k, slot));
                 }
                 Step::Quiet(us2) if symmetric => children.push(child_idx.slot_with(&side, us2)),
                 Step::Quiet(_) => quiet += 1,
