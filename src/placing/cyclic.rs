@@ -14,7 +14,7 @@
 use super::{child_subspaces, placing_subspaces};
 use crate::index::{Indexer, Subspace};
 use crate::rules::Rules;
-use crate::solve::build::BuildError;
+use crate::solve::build::{BuildError, describe_pair};
 use crate::solve::{Exits, Progress, SubspaceStats, solve_twins};
 use crate::table::TableFolder;
 use std::collections::BTreeSet;
@@ -66,17 +66,8 @@ pub fn build_cyclic(
         skipped: 0,
     };
     let mut exits = Exits::new(rules.board());
-    let mut loaded: BTreeSet<Subspace> = BTreeSet::new();
     for pair in placing_pairs(rules) {
-        let name = pair
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>()
-            .join(" + ");
-        let slots: u64 = pair
-            .iter()
-            .map(|s| indexer.subspace(s.w, s.b).slots())
-            .sum();
+        let (name, slots) = describe_pair(indexer, &pair);
         if pair.iter().all(|&s| folder.is_finished(s)) {
             report.skipped += pair.len();
             progress.pair_skipped(&name, slots);
@@ -84,12 +75,9 @@ pub fn build_cyclic(
         }
         // Consecutive pairs share most exits: keep those, load the rest.
         let need = pair_exits(rules, &pair);
-        for s in loaded.difference(&need).copied().collect::<Vec<_>>() {
-            exits.remove(s);
-            loaded.remove(&s);
-        }
+        exits.retain(|s| need.contains(s));
         for &s in &need {
-            if loaded.insert(s) {
+            if !exits.has(s) {
                 exits.insert(folder.load(s)?);
             }
         }

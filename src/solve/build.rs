@@ -97,6 +97,20 @@ fn pair_subspaces((w, b): PairId) -> Vec<Subspace> {
     }
 }
 
+/// A pair's name for progress reports (`8-7 + 7-8`) and its slots.
+pub(crate) fn describe_pair(indexer: &Indexer, subs: &[Subspace]) -> (String, u64) {
+    let name = subs
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let slots = subs
+        .iter()
+        .map(|s| indexer.subspace(s.w, s.b).slots())
+        .sum();
+    (name, slots)
+}
+
 /// Options of a build.
 pub struct BuildOptions<'a> {
     /// The table folder (the rule set's folder is made inside it).
@@ -159,25 +173,13 @@ pub fn build(
     let mut fresh = Vec::new();
     for (n, &pair) in order.iter().enumerate() {
         let subs = pair_subspaces(pair);
-        let name = subs
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>()
-            .join(" + ");
-        let slots: u64 = subs
-            .iter()
-            .map(|s| indexer.subspace(s.w, s.b).slots())
-            .sum();
+        let (name, slots) = describe_pair(indexer, &subs);
         // Only tables later pairs read stay in memory.
         let later: BTreeSet<PairId> = order[n..]
             .iter()
             .flat_map(|&p| dependencies(rules, p))
             .collect();
-        for s in moving_subspaces(rules) {
-            if exits.has(s) && !later.contains(&pair_of(s)) {
-                exits.remove(s);
-            }
-        }
+        exits.retain(|s| later.contains(&pair_of(*s)));
         if subs
             .iter()
             .all(|&s| folder.is_finished(s) || folder.adopt(s))

@@ -97,9 +97,13 @@ impl Exits {
         self.tables[Self::key(s)] = Some(Box::new((idx, table)));
     }
 
-    /// Drops the table of `s`.
-    pub fn remove(&mut self, s: Subspace) {
-        self.tables[Self::key(s)] = None;
+    /// Drops every table whose subspace `keep` refuses.
+    pub fn retain(&mut self, keep: impl Fn(&Subspace) -> bool) {
+        for entry in &mut self.tables {
+            if entry.as_ref().is_some_and(|e| !keep(&e.1.subspace)) {
+                *entry = None;
+            }
+        }
     }
 
     /// Whether the table of `s` is loaded.
