@@ -210,8 +210,10 @@ impl<'a> OpeningSearch<'a> {
         }
         let mut moves = Vec::with_capacity(32);
         legal_moves(pos, &self.rules, &mut moves);
-        // Closing a mill first: it is the move most often best.
-        moves.sort_by_key(|m: &Move| std::cmp::Reverse(m.removed.len()));
+        // Closing a mill first, then blocking the opponent's, then making
+        // two in a line: the moves most often best.
+        let board = self.rules.board();
+        moves.sort_by_cached_key(|m: &Move| std::cmp::Reverse(move_promise(board, pos, m)));
         if self.hints {
             self.order_by_hint(pos, &mut moves, beta);
         }
@@ -313,6 +315,28 @@ impl<'a> OpeningSearch<'a> {
     }
 }
 
+/// How promising a move looks before it is searched, for move ordering:
+/// stones removed first, then the opponent's open mills it blocks, then the
+/// lines it makes two of the mover's with the third point empty.
+fn move_promise(board: &crate::geometry::Board, pos: &Position, m: &Move) -> u32 {
+    let ours = match m.from {
+        Some(f) => pos.stones[pos.to_move].without(f),
+        None => pos.stones[pos.to_move],
+    };
+    let theirs = pos.stones[!pos.to_move];
+    let empty = board.all.minus(ours.union(theirs));
+    let (mut blocks, mut twos) = (0, 0);
+    for line in &board.lines_through[m.to.index()] {
+        let rest = line.without(m.to);
+        if rest.is_subset(theirs) {
+            blocks += 1;
+        } else if rest.intersect(ours).len() == 1 && rest.intersect(empty).len() == 1 {
+            twos += 1;
+        }
+    }
+    (m.removed.len() << 8) | (blocks << 4) | twos
+}
+
 /// The first moves of `pos` up to symmetry: one move per class of the
 /// resulting position, in move order.
 pub fn distinct_first_moves(pos: &Position, rules: &Rules) -> Vec<Move> {
@@ -355,4 +379,32 @@ pub fn table_line(tables: &TableSet, pos: &Position) -> Result<Vec<MoveValue>, P
         line.push(best);
     }
     Ok(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::position::parse_board_string;
+
+    #[test]
+    fn promising_moves_come_first() {
+        let rules: Rules = "standard".parse().unwrap();
+        // White holds points 0 and 1 (line 0-1-2), Black 4 and 5 (line 4-5-6).
+        let pos = parse_board_string("WW..BB.................. w 7 7", &rules).unwrap();
+        let mut moves = Vec::new();
+        legal_moves(&pos, &rules, &mut moves);
+        let board = rules.board();
+        moves.sort_by_cached_key(|m| std::cmp::Reverse(move_promise(board, &pos, m)));
+        // Closing the mill at 2 (one move per removal), then blocking at 6.
+        assert!(
+            moves[..2]
+                .iter()
+                .all(|m| m.to.index() == 2 && m.removed.len() == 1)
+        );
+        assert_eq!(moves[2].to.index(), 6);
+        assert!(moves[2].removed.is_empty());
+        // Making two in a line (3 next to nothing of White's does not).
+        let at = |i: usize| moves.iter().position(|m| m.to.index() == i).unwrap();
+        assert!(at(7) < at(3), "7 makes 0-7 on line 6-7-0; 3 makes nothing");
+    }
 }
