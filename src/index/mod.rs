@@ -127,6 +127,37 @@ pub struct PreparedSide {
     pub stabiliser: u16,
 }
 
+/// Most stones one side has on any board (twelve men's morris).
+const MAX_SIDE: usize = 12;
+
+/// Slots of `(side, stones + p)` for one prepared side and stone set, by
+/// the added point `p` ([`SubspaceIndex::with_added`]).
+pub struct AddedStone<'a> {
+    base: u64,
+    /// Points the representative leaves free.
+    free: u32,
+    /// The stones' image, packed onto the free points.
+    packed: u32,
+    /// The symmetry to the representative, point by point.
+    map: &'a [u8; crate::geometry::MAX_POINTS],
+    /// `below[j]`: rank terms of the `j` lowest stones.
+    below: [u64; MAX_SIDE + 1],
+    /// `above[j]`: rank terms of the stones from the `j`-th up, each one
+    /// index higher.
+    above: [u64; MAX_SIDE + 1],
+}
+
+impl AddedStone<'_> {
+    /// The slot with the stone at `p` added (`p` free of both sides).
+    #[inline]
+    pub fn slot(&self, p: crate::geometry::Point) -> u64 {
+        let x = self.map[p.index()] as u32;
+        let q = (self.free & ((1u32 << x) - 1)).count_ones();
+        let j = (self.packed & ((1u32 << q) - 1)).count_ones() as usize;
+        self.base + self.below[j] + BINOMIAL[q as usize][j + 1] + self.above[j]
+    }
+}
+
 impl SubspaceIndex<'_> {
     /// Stones of the side to move.
     pub fn w(&self) -> u8 {
@@ -176,6 +207,45 @@ impl SubspaceIndex<'_> {
             rank = rank.min(free_rank(side.rep, syms.apply(s, t)));
         }
         side.base + rank
+    }
+
+    /// Prepares the slots of the positions `(side, stones + p)` for the
+    /// points `p` free of both: the children of the other side's placements
+    /// with `side` to move, each then found without ranking a whole set.
+    /// `None` when symmetries fix `side`'s representative (then the class
+    /// takes the smallest of several ranks: use [`Self::slot_with`]).
+    #[inline]
+    pub fn with_added(&self, side: &PreparedSide, stones: PointSet) -> Option<AddedStone<'_>> {
+        debug_assert_eq!(stones.len() + 1, self.b as u32);
+        if side.stabiliser != 0 {
+            return None;
+        }
+        let free = self.indexer.board.all.minus(side.rep).0;
+        let packed = pext(self.indexer.syms.apply(side.sym as usize, stones).0, free);
+        // Colex rank: element `i` (from 0, ascending) at compressed position
+        // `c` adds C(c, i + 1). A new element with `j` below it leaves those
+        // terms alone and moves every element above it up one index.
+        let mut below = [0u64; MAX_SIDE + 1];
+        let mut above = [0u64; MAX_SIDE + 1];
+        let k = packed.count_ones() as usize;
+        let mut rest = packed;
+        let mut c = [0u32; MAX_SIDE];
+        for (i, ci) in c.iter_mut().enumerate().take(k) {
+            *ci = rest.trailing_zeros();
+            rest &= rest - 1;
+            below[i + 1] = below[i] + binomial(*ci, i as u32 + 1);
+        }
+        for i in (0..k).rev() {
+            above[i] = above[i + 1] + binomial(c[i], i as u32 + 2);
+        }
+        Some(AddedStone {
+            base: side.base,
+            free,
+            packed,
+            map: &self.indexer.board.symmetries[side.sym as usize].map,
+            below,
+            above,
+        })
     }
 
     /// The slot of the position where the side to move has `us` and the
@@ -306,6 +376,7 @@ fn free_unrank(all: PointSet, us: PointSet, k: u32, rank: u64) -> PointSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::Point;
 
     #[test]
     fn rank_unrank_round_trip() {
@@ -321,5 +392,63 @@ mod tests {
             seen += 1;
         }
         assert!(seen > 100);
+    }
+
+    #[test]
+    fn added_stone_slots_match_whole_ranks() {
+        let mut checked = 0;
+        for name in Board::NAMES {
+            let board = Board::by_name(name).unwrap();
+            let indexer = Indexer::for_board(board);
+            let n = board.size;
+            let pairs = [
+                (1, 1),
+                (3, 2),
+                (4, 4),
+                (n / 3, n / 3),
+                (n / 2 - 1, n / 2 - 1),
+            ];
+            for (w, k) in pairs {
+                if w == 0 || w + k + 1 > n || k as usize >= MAX_SIDE {
+                    continue;
+                }
+                let index = indexer.subspace(w, k + 1);
+                let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ (w as u64) << 8 ^ k as u64;
+                let mut next = |m: u32| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    (seed % m as u64) as u32
+                };
+                for _ in 0..300 {
+                    let mut side = PointSet::EMPTY;
+                    let mut stones = PointSet::EMPTY;
+                    while side.len() < w as u32 {
+                        side = side.with(Point::new_unchecked(next(n as u32) as u8));
+                    }
+                    while stones.len() < k as u32 {
+                        let p = Point::new_unchecked(next(n as u32) as u8);
+                        if !side.contains(p) {
+                            stones = stones.with(p);
+                        }
+                    }
+                    let prepared = index.prepare(side);
+                    let Some(added) = index.with_added(&prepared, stones) else {
+                        assert_ne!(prepared.stabiliser, 0);
+                        continue;
+                    };
+                    for p in board.all.minus(side.union(stones)) {
+                        assert_eq!(
+                            added.slot(p),
+                            index.slot_with(&prepared, stones.with(p)),
+                            "{name} {w}-{}: {side:?} {stones:?} + {p:?}",
+                            k + 1
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 }

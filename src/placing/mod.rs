@@ -16,8 +16,8 @@
 
 pub mod cyclic;
 
-use crate::geometry::PointSet;
-use crate::index::{Indexer, Subspace, SubspaceIndex};
+use crate::geometry::{Point, PointSet};
+use crate::index::{Indexer, PreparedSide, Subspace, SubspaceIndex};
 use crate::moves::blocked_draws;
 use crate::query::best_first;
 use crate::rules::{DoubleMill, Rules};
@@ -159,6 +159,23 @@ impl Children<'_> {
             })
     }
 
+    /// [`Self::slot`] for one stone removed, with the side to move after
+    /// it (`us`) prepared in `side` on first use.
+    #[inline]
+    fn slot_after_one(
+        &self,
+        side: &mut Option<PreparedSide>,
+        us: PointSet,
+        them: PointSet,
+    ) -> Option<u64> {
+        self.by_removed[1].as_ref().map(|(index, table)| {
+            let side = side.get_or_insert_with(|| index.prepare(us));
+            let slot = index.slot_with(side, them);
+            table.prefetch(slot);
+            slot
+        })
+    }
+
     /// The value at `slot` (counter 0) of the child table for `removed`
     /// stones taken; `None` for an unused slot or a missing table.
     #[inline]
@@ -264,6 +281,7 @@ fn solve_subspace(
         || (Vec::new(), Batch::default()),
         |(sets, batch), orbit| {
             let mut prepared = None;
+            let mut captured = [None; crate::geometry::MAX_POINTS];
             mirror.for_each_in_block(orbit, |_, them, us, canonical| {
                 if !canonical {
                     return;
@@ -272,19 +290,39 @@ fn solve_subspace(
                 let prepared = *prepared.get_or_insert_with(|| quiet.map(|(i, _)| i.prepare(them)));
                 let mut best: Option<Value> = None;
                 let first = batch.lookups.len();
+                // Every quiet move places a stone while the mover has stones
+                // in hand: the children's ranks differ by one stone.
+                let added = match (quiet, &prepared) {
+                    (Some((qi, _)), Some(side)) if s.wh > 0 => qi.with_added(side, us),
+                    _ => None,
+                };
                 let moves = for_each_step(board, rules, us, them, s.wh, s.bh, sets, |step| {
                     match step {
                         Step::Quiet(after) => {
                             // The child (them to move) is in the quiet table,
                             // which exists: both sides keep their stones.
                             let (qi, _) = quiet.expect("a quiet child subspace");
-                            let slot = qi.slot_with(prepared.as_ref().unwrap(), after);
+                            let slot = match &added {
+                                Some(a) => a.slot(Point::new_unchecked(
+                                    after.minus(us).0.trailing_zeros() as u8,
+                                )),
+                                None => qi.slot_with(prepared.as_ref().unwrap(), after),
+                            };
                             batch.lookups.push((0, slot));
                         }
                         Step::Wins => fold(&mut best, Some(Value::Loss(0)), &broken),
                         Step::Capture(after, left) => {
                             let removed = them.len() - left.len();
-                            match children.slot(removed, left, after) {
+                            // `them` is the same in the whole block, so the
+                            // side to move after one removal is one of
+                            // |them| sets: prepared once per block.
+                            let slot = if removed == 1 {
+                                let r = them.minus(left).0.trailing_zeros() as usize;
+                                children.slot_after_one(&mut captured[r], left, after)
+                            } else {
+                                children.slot(removed, left, after)
+                            };
+                            match slot {
                                 Some(slot) => batch.lookups.push((removed as u8, slot)),
                                 None => broken.store(true, Relaxed),
                             }

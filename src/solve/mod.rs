@@ -24,7 +24,7 @@ pub mod build;
 pub mod graph;
 pub mod value;
 
-use crate::geometry::{Board, PointSet};
+use crate::geometry::{Board, Point, PointSet};
 use crate::index::{Indexer, Subspace, SubspaceIndex};
 use crate::memory::huge_vec_with;
 use crate::moves::blocked_draws;
@@ -298,6 +298,10 @@ impl Pair<'_> {
         } else {
             None
         };
+        // The placements' children differ from `us` by one stone each.
+        let added = placing
+            .as_ref()
+            .and_then(|(_, idx, _, side)| idx.with_added(side, us));
         o.moves = for_each_step(
             self.board,
             self.rules,
@@ -311,7 +315,12 @@ impl Pair<'_> {
                     let (k, idx, table, side) = placing
                         .as_ref()
                         .expect("the placements' exit table is loaded");
-                    let slot = idx.slot_with(side, us2);
+                    let slot = match &added {
+                        Some(a) => {
+                            a.slot(Point::new_unchecked(us2.minus(us).0.trailing_zeros() as u8))
+                        }
+                        None => idx.slot_with(side, us2),
+                    };
                     table.prefetch(slot);
                     lookups.push((*k, slot));
                 }
