@@ -181,7 +181,7 @@ fn by_search(
         if hints {
             "a move the placing-phase tables say cuts, first (ordering only: values come from the search)"
         } else {
-            "mill-closing moves first"
+            "mills closed, then mills blocked, then twos made"
         }
     );
     let t = Instant::now();
