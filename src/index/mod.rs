@@ -132,7 +132,7 @@ const MAX_SIDE: usize = 12;
 
 /// Slots of `(side, stones + p)` for one prepared side and stone set, by
 /// the added point `p` ([`SubspaceIndex::with_added`]).
-pub struct AddedStone<'a> {
+struct AddedStone<'a> {
     base: u64,
     /// Points the representative leaves free.
     free: u32,
@@ -150,11 +150,34 @@ pub struct AddedStone<'a> {
 impl AddedStone<'_> {
     /// The slot with the stone at `p` added (`p` free of both sides).
     #[inline]
-    pub fn slot(&self, p: crate::geometry::Point) -> u64 {
+    fn slot(&self, p: crate::geometry::Point) -> u64 {
         let x = self.map[p.index()] as u32;
         let q = (self.free & ((1u32 << x) - 1)).count_ones();
         let j = (self.packed & ((1u32 << q) - 1)).count_ones() as usize;
         self.base + self.below[j] + BINOMIAL[q as usize][j + 1] + self.above[j]
+    }
+}
+
+/// The slots of the children of one position's placements
+/// ([`SubspaceIndex::placements`]).
+pub struct Placements<'s> {
+    index: &'s SubspaceIndex<'s>,
+    side: PreparedSide,
+    stones: PointSet,
+    /// `None` when a symmetry fixes the side's representative.
+    added: Option<AddedStone<'s>>,
+}
+
+impl Placements<'_> {
+    /// The slot of `(side, after)`, `after` the stones with one placed.
+    #[inline]
+    pub fn slot(&self, after: PointSet) -> u64 {
+        match &self.added {
+            Some(a) => a.slot(crate::geometry::Point::new_unchecked(
+                after.minus(self.stones).0.trailing_zeros() as u8,
+            )),
+            None => self.index.slot_with(&self.side, after),
+        }
     }
 }
 
@@ -209,13 +232,26 @@ impl SubspaceIndex<'_> {
         side.base + rank
     }
 
+    /// The slots of the positions `(side, stones + p)`, `p` a point free of
+    /// both: the children of the other side's placements, `side` to move.
+    /// Each is found from rank terms prepared once where it can be.
+    #[inline]
+    pub fn placements<'s>(&'s self, side: &PreparedSide, stones: PointSet) -> Placements<'s> {
+        Placements {
+            index: self,
+            side: *side,
+            stones,
+            added: self.with_added(side, stones),
+        }
+    }
+
     /// Prepares the slots of the positions `(side, stones + p)` for the
     /// points `p` free of both: the children of the other side's placements
     /// with `side` to move, each then found without ranking a whole set.
     /// `None` when symmetries fix `side`'s representative (then the class
     /// takes the smallest of several ranks: use [`Self::slot_with`]).
     #[inline]
-    pub fn with_added(&self, side: &PreparedSide, stones: PointSet) -> Option<AddedStone<'_>> {
+    fn with_added(&self, side: &PreparedSide, stones: PointSet) -> Option<AddedStone<'_>> {
         debug_assert_eq!(stones.len() + 1, self.b as u32);
         if side.stabiliser != 0 {
             return None;

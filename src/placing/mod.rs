@@ -16,7 +16,7 @@
 
 pub mod cyclic;
 
-use crate::geometry::{Point, PointSet};
+use crate::geometry::PointSet;
 use crate::index::{Indexer, PreparedSide, Subspace, SubspaceIndex};
 use crate::moves::blocked_draws;
 use crate::query::best_first;
@@ -292,8 +292,8 @@ fn solve_subspace(
                 let first = batch.lookups.len();
                 // Every quiet move places a stone while the mover has stones
                 // in hand: the children's ranks differ by one stone.
-                let added = match (quiet, &prepared) {
-                    (Some((qi, _)), Some(side)) if s.wh > 0 => qi.with_added(side, us),
+                let placements = match (quiet, &prepared) {
+                    (Some((qi, _)), Some(side)) if s.wh > 0 => Some(qi.placements(side, us)),
                     _ => None,
                 };
                 let moves = for_each_step(board, rules, us, them, s.wh, s.bh, sets, |step| {
@@ -302,10 +302,8 @@ fn solve_subspace(
                             // The child (them to move) is in the quiet table,
                             // which exists: both sides keep their stones.
                             let (qi, _) = quiet.expect("a quiet child subspace");
-                            let slot = match &added {
-                                Some(a) => a.slot(Point::new_unchecked(
-                                    after.minus(us).0.trailing_zeros() as u8,
-                                )),
+                            let slot = match &placements {
+                                Some(p) => p.slot(after),
                                 None => qi.slot_with(prepared.as_ref().unwrap(), after),
                             };
                             batch.lookups.push((0, slot));

@@ -24,7 +24,7 @@ pub mod build;
 pub mod graph;
 pub mod value;
 
-use crate::geometry::{Board, Point, PointSet};
+use crate::geometry::{Board, PointSet};
 use crate::index::{Indexer, Subspace, SubspaceIndex};
 use crate::memory::huge_vec_with;
 use crate::moves::blocked_draws;
@@ -299,9 +299,9 @@ impl Pair<'_> {
             None
         };
         // The placements' children differ from `us` by one stone each.
-        let added = placing
+        let placements = placing
             .as_ref()
-            .and_then(|(_, idx, _, side)| idx.with_added(side, us));
+            .map(|(_, idx, _, side)| idx.placements(side, us));
         o.moves = for_each_step(
             self.board,
             self.rules,
@@ -312,15 +312,13 @@ impl Pair<'_> {
             sets,
             |step| match step {
                 Step::Quiet(us2) if placed(us2) == 1 => {
-                    let (k, idx, table, side) = placing
+                    let (k, _, table, _) = placing
                         .as_ref()
                         .expect("the placements' exit table is loaded");
-                    let slot = match &added {
-                        Some(a) => {
-                            a.slot(Point::new_unchecked(us2.minus(us).0.trailing_zeros() as u8))
-                        }
-                        None => idx.slot_with(side, us2),
-                    };
+                    let slot = placements
+                        .as_ref()
+                        .expect("prepared with the table")
+                        .slot(us2);
                     table.prefetch(slot);
                     lookups.push((*k, slot));
                 }
