@@ -126,14 +126,21 @@ fn by_tables(
     }))
 }
 
+/// Seconds between the progress lines a search writes to a log (stderr
+/// not a terminal).
+const LOG_EVERY: u64 = 60;
+
 /// Runs `work` with a spinner on a terminal that shows how many positions
-/// the search has visited (the 9-stone search takes minutes).
+/// the search has visited (the 9-stone search takes minutes); when stderr
+/// is a log instead, a line every [`LOG_EVERY`] seconds says the same.
 fn with_spinner<T>(search: &OpeningSearch, what: &str, work: impl FnOnce() -> T) -> T {
-    let target = if std::io::stderr().is_terminal() {
+    let terminal = std::io::stderr().is_terminal();
+    let target = if terminal {
         ProgressDrawTarget::stderr()
     } else {
         ProgressDrawTarget::hidden()
     };
+    let started = Instant::now();
     let bar = ProgressBar::with_draw_target(None, target);
     bar.set_style(ProgressStyle::with_template("  {spinner} {elapsed} {msg}").expect("template"));
     let (stop, stopped) = std::sync::mpsc::channel::<()>();
@@ -141,11 +148,21 @@ fn with_spinner<T>(search: &OpeningSearch, what: &str, work: impl FnOnce() -> T)
         let bar = &bar;
         scope.spawn(move || {
             // Wakes every 200 ms, and at once when `stop` is dropped.
+            let mut logged = 0;
             while let Err(RecvTimeoutError::Timeout) =
                 stopped.recv_timeout(Duration::from_millis(200))
             {
                 bar.set_message(format!("{what}: {} positions searched", search.nodes()));
                 bar.tick();
+                let secs = started.elapsed().as_secs();
+                if !terminal && secs >= logged + LOG_EVERY {
+                    logged = secs;
+                    eprintln!(
+                        "  {secs} s, {what}: {} positions searched, {} table probes",
+                        search.nodes(),
+                        search.probes()
+                    );
+                }
             }
         });
         let out = work();
