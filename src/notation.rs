@@ -142,9 +142,13 @@ pub fn resolve_move(pos: &Position, rules: &Rules, text: &MoveText) -> Result<Mo
         text.notation,
     );
     if moves.is_empty() {
+        let outcome = if crate::moves::no_moves_draws(pos, rules) {
+            "a draw (the board is full)".to_string()
+        } else {
+            format!("{} has lost", pos.to_move.name())
+        };
         return Err(ParseError::new(format!(
-            "move `{shown}`: the game is over, {} has lost",
-            pos.to_move.name()
+            "move `{shown}`: the game is over, {outcome}"
         )));
     }
     let same_step: Vec<&Move> = moves

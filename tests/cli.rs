@@ -248,3 +248,128 @@ fn three_mens_morris_through_every_table_command() {
     assert!(stderr(&o).contains("board=three"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(db);
 }
+
+#[test]
+fn argument_limits_are_errors_not_crashes() {
+    // Deep perft recursed until the stack overflowed; many threads took
+    // minutes to make.
+    for args in [
+        vec!["perft", "--rules", "three", "--depth", "20000"],
+        vec!["perft", "--depth", "1001"],
+        vec![
+            "build",
+            "--rules",
+            "three",
+            "--db",
+            "/nonexistent",
+            "--threads",
+            "100000",
+        ],
+        vec![
+            "build",
+            "--rules",
+            "three",
+            "--db",
+            "/nonexistent",
+            "--threads",
+            "0",
+        ],
+        vec!["check-index", "3-3-255-255"],
+    ] {
+        let o = millbase(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}");
+    }
+}
+
+#[test]
+fn a_full_board_under_full_board_draw_is_shown_as_a_draw() {
+    let full = "WBWBWBWBBWBWBWBW w 0 0";
+    let o = millbase(&["show", "--rules", "six,stones=8,full-board=draw", full]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Game over:  draw"), "{}", stdout(&o));
+    let o = millbase(&["show", "--rules", "six,stones=8", full]);
+    assert!(stdout(&o).contains("White has lost"), "{}", stdout(&o));
+}
+
+#[test]
+fn unequal_hands_that_fill_the_board_build_and_query() {
+    // 5 + 4 stones on the 9 points of three men's morris: the table
+    // family is `stones=5` (both sides), which alone would not fit.
+    let db = common::build_db("cli", "hands", "three,stones=5/4");
+    let d = db.to_str().unwrap();
+    let o = millbase(&[
+        "query",
+        "--rules",
+        "three,stones=5/4",
+        "--db",
+        d,
+        "--json",
+        "start",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["moves"].as_array().unwrap().len(), 9, "{json}");
+    let o = millbase(&["check", "--rules", "three,stones=5/4", "--db", d]);
+    assert!(stdout(&o).contains("all consistent"), "{}", stdout(&o));
+    let o = millbase(&["info", "--db", d]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    let _ = std::fs::remove_dir_all(db);
+}
+
+#[test]
+fn info_finds_tables_in_the_wrong_place() {
+    let db = common::build_db("cli", "misplaced", "standard,stones=4");
+    let d = db.to_str().unwrap();
+    assert!(millbase(&["info", "--db", d]).status.success());
+    let std = db.join("standard");
+    // A table under another subspace's name.
+    std::fs::copy(std.join("4-3.mbt"), std.join("3-4.mbt")).unwrap();
+    let o = millbase(&["info", "--db", d]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("MISPLACED: holds the table of 4-3"),
+        "{}",
+        stdout(&o)
+    );
+    std::fs::remove_file(std.join("3-4.mbt")).unwrap();
+    // A table of other rules in a folder whose name says which rules.
+    let other = db.join("standard,flying=off");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(std.join("3-3.mbt"), other.join("3-3.mbt")).unwrap();
+    let o = millbase(&["info", "--db", d]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("not this folder's"), "{}", stdout(&o));
+    let _ = std::fs::remove_dir_all(db);
+}
+
+#[test]
+fn a_batch_line_that_is_not_utf8_fails_alone() {
+    let db = common::build_db("cli", "utf8", "three");
+    let d = db.to_str().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_millbase"))
+        .args(["query", "--rules", "three", "--db", d, "--json", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"start\nb2\n\xff\nstart\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "{}", stdout(&o));
+    assert!(lines[2]["error"].as_str().unwrap().contains("UTF-8"));
+    assert_eq!(lines[0], lines[3]);
+    assert!(stderr(&o).contains("line 3"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(db);
+}

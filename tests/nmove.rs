@@ -333,5 +333,17 @@ fn every_command_under_the_rule() {
     let o = run(&["check", "--subspaces", "3-3"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains(&format!("slot {slot} ")), "{}", text(&o));
+    // A damaged pure table is an error, not "pure tables not built".
+    let pure = db.join("standard").join("3-3.mbt");
+    let mut bytes = std::fs::read(&pure).unwrap();
+    bytes[30] ^= 0xff;
+    std::fs::write(&pure, bytes).unwrap();
+    let o = run(&["query", "--json", &format!("{gasser} 3")]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("3-3.mbt"), "{}", text(&o));
+    std::fs::remove_file(&pure).unwrap();
+    let o = run(&["query", "--json", &format!("{gasser} 3")]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(o.status.success() && j["pure"].is_null(), "{}", text(&o));
     let _ = std::fs::remove_dir_all(db);
 }

@@ -78,9 +78,18 @@ pub struct CliError {
     pub message: String,
 }
 
+/// The most worker threads `--threads` takes: far more than any machine
+/// this runs on has cores, few enough that making them is quick.
+const MAX_THREADS: usize = 1024;
+
 /// Sizes rayon's thread pool (`--threads`); all cores when `None`.
 pub fn use_threads(threads: Option<usize>) -> Result<(), CliError> {
     if let Some(n) = threads {
+        if n == 0 || n > MAX_THREADS {
+            return Err(CliError::input(format!(
+                "--threads {n}: expected 1 to {MAX_THREADS}"
+            )));
+        }
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global()

@@ -65,8 +65,9 @@ pub struct MovesArgs {
 /// Arguments of `perft`.
 #[derive(Args)]
 pub struct PerftArgs {
-    /// Length of the move sequences.
-    #[arg(long)]
+    /// Length of the move sequences (at most 1000: the count grows about
+    /// tenfold a ply, so depths beyond 15 or so never finish anyway).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=1000))]
     depth: u32,
     /// Print the count below each first move.
     #[arg(long)]
@@ -115,7 +116,9 @@ pub fn show(rules: &Rules, args: &ShowArgs) -> Result<(), CliError> {
     }
     let mut moves = Vec::new();
     legal_moves(&pos, rules, &mut moves);
-    if moves.is_empty() {
+    if moves.is_empty() && millbase::moves::no_moves_draws(&pos, rules) {
+        println!("Game over:  draw (the board is full: full-board=draw)");
+    } else if moves.is_empty() {
         println!("Game over:  {} has lost", pos.to_move.name());
     } else {
         let list: Vec<String> = moves

@@ -68,7 +68,15 @@ const BATCH_LINES: usize = 8192;
 /// exit status of the worst failure.
 fn batch(tables: &QueryTables, rules: &Rules) -> Result<(), CliError> {
     let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
+    // Lines as bytes: one that is not UTF-8 fails alone, like any bad line.
+    let mut lines = stdin.lock().split(b'\n').map(|line| {
+        line.map(|mut bytes| {
+            if bytes.last() == Some(&b'\r') {
+                bytes.pop();
+            }
+            String::from_utf8(bytes).map_err(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        })
+    });
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut worst: Option<CliError> = None;
     let mut first_line = 1;
@@ -76,24 +84,26 @@ fn batch(tables: &QueryTables, rules: &Rules) -> Result<(), CliError> {
         let chunk = lines
             .by_ref()
             .take(BATCH_LINES)
-            .collect::<Result<Vec<String>, _>>()
+            .collect::<Result<Vec<Result<String, String>>, _>>()
             .map_err(|e| CliError::input(format!("reading standard input: {e}")))?;
         if chunk.is_empty() {
             break;
         }
         let answers: Vec<Option<Result<String, CliError>>> = chunk
             .par_iter()
-            .map(|line| {
-                if line.trim().is_empty() {
-                    return None;
-                }
-                Some(
+            .map(|line| match line {
+                Err(_) => Some(Err(CliError::input("the line is not UTF-8 text"))),
+                Ok(line) if line.trim().is_empty() => None,
+                Ok(line) => Some(
                     probe(tables, rules, line, None)
                         .map(|a| serde_json::to_string(&a.to_answer(rules)).expect("serialisable")),
-                )
+                ),
             })
             .collect();
         for (i, (line, answer)) in chunk.iter().zip(answers).enumerate() {
+            let line = match line {
+                Ok(text) | Err(text) => text,
+            };
             let text = match answer {
                 None => continue,
                 Some(Ok(json)) => json,

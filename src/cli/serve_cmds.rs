@@ -20,11 +20,14 @@ pub struct ServeArgs {
     /// pages of that origin may call the API (default: no CORS headers).
     #[arg(long, value_name = "ORIGIN")]
     cors: Option<String>,
-    /// Positions in one POST batch, at most.
-    #[arg(long, default_value_t = Limits::default().batch_lines)]
+    /// Positions in one POST batch, at most (1 or more).
+    #[arg(long, default_value_t = Limits::default().batch_lines,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_batch: usize,
-    /// Seconds a query or batch may take before it is answered with 503.
-    #[arg(long, default_value_t = Limits::default().request_time.as_secs())]
+    /// Seconds a query or batch may take before it is answered with 503
+    /// (1 or more).
+    #[arg(long, default_value_t = Limits::default().request_time.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..))]
     timeout: u64,
     /// Worker threads for batches (default: all cores).
     #[arg(long)]
@@ -40,12 +43,21 @@ pub fn serve_cmd(_rules: &Rules, args: &ServeArgs) -> Result<(), CliError> {
             args.db.display()
         )));
     }
+    // An origin that is no header value would quietly become `null`,
+    // which some browsers treat as an origin of its own.
+    if let Some(origin) = &args.cors
+        && (origin.is_empty() || !origin.bytes().all(|b| b.is_ascii_graphic()))
+    {
+        return Err(CliError::input(format!(
+            "--cors {origin:?}: expected an origin such as https://example.org or *"
+        )));
+    }
     let options = ServeOptions {
         db: args.db.clone(),
         cors: args.cors.clone(),
         limits: Limits {
             batch_lines: args.max_batch,
-            request_time: std::time::Duration::from_secs(args.timeout.max(1)),
+            request_time: std::time::Duration::from_secs(args.timeout),
             ..Limits::default()
         },
     };

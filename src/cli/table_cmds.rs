@@ -180,6 +180,10 @@ pub fn info_cmd(_rules: &Rules, args: &InfoArgs) -> Result<(), CliError> {
 /// Prints one rule set's folder; returns the number of bad tables.
 fn info_folder(folder: &Path, files: &[PathBuf]) -> usize {
     println!("{}", folder.display());
+    let folder_rules = folder
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(rules_of_folder);
     let mut rules_text: Option<String> = None;
     let (mut total, mut wdl, mut codes, mut slots, mut bad) = (0u64, 0u64, 0u64, 0u64, 0usize);
     // Tables by format version and code layout.
@@ -206,10 +210,32 @@ fn info_folder(folder: &Path, files: &[PathBuf]) -> usize {
         *formats
             .entry(format!("format {}, {layout}", info.version))
             .or_default() += 1;
+        let named = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.parse::<Subspace>().ok());
+        if named != Some(info.subspace) {
+            println!(
+                "  {name:<8} MISPLACED: holds the table of {}",
+                info.subspace
+            );
+            bad += 1;
+        }
+        match &folder_rules {
+            Some(own) if !same_family(own, &info.rules) => {
+                println!(
+                    "  {name:<8} MISPLACED: built for rules `{}`, not this folder's",
+                    info.rules
+                );
+                bad += 1;
+            }
+            None if rules_text.as_deref().is_some_and(|r| r != info.rules) => {
+                println!("  {name:<8} built for other rules: {}", info.rules);
+            }
+            _ => {}
+        }
         if rules_text.is_none() {
             rules_text = Some(info.rules.clone());
-        } else if rules_text.as_deref() != Some(info.rules.as_str()) {
-            println!("  {name:<8} built for other rules: {}", info.rules);
         }
         let verdict = match table.verify() {
             Ok(()) => "OK".to_string(),
@@ -256,4 +282,29 @@ fn info_folder(folder: &Path, files: &[PathBuf]) -> usize {
         println!("  {format}: {n} tables");
     }
     bad
+}
+
+/// The rule set a table folder is named for ([`Rules::folder_name`], where
+/// `stones=W/B` is written `W-B`), if the name is one.
+fn rules_of_folder(name: &str) -> Option<Rules> {
+    let text: Vec<String> = name
+        .split(',')
+        .map(|part| match part.strip_prefix("stones=") {
+            Some(hands) => format!("stones={}", hands.replace('-', "/")),
+            None => part.to_string(),
+        })
+        .collect();
+    Rules::parse_family(&text.join(",")).ok()
+}
+
+/// Whether a table whose header names `rules_text` belongs in the folder of
+/// `own`: the same rules but for the stone count, which tables of one board
+/// share (a 10-stone folder holds the 9-stone moving tables).
+fn same_family(own: &Rules, rules_text: &str) -> bool {
+    Rules::parse_family(rules_text).is_ok_and(|r| {
+        Rules {
+            stones: own.stones,
+            ..r
+        } == *own
+    })
 }

@@ -88,7 +88,8 @@ impl FromStr for Subspace {
             [w, b, wh, bh] => Subspace { w, b, wh, bh },
             _ => return Err(bad()),
         };
-        if sub.w as u32 + sub.b as u32 > 24 || sub.w + sub.wh > 12 || sub.b + sub.bh > 12 {
+        let total = |a: u8, b: u8| a as u32 + b as u32;
+        if total(sub.w, sub.b) > 24 || total(sub.w, sub.wh) > 12 || total(sub.b, sub.bh) > 12 {
             return Err(ParseError::new(format!(
                 "subspace `{s}`: more stones than any supported rule set allows"
             )));

@@ -70,6 +70,17 @@ pub fn blocked_draws(board: &Board, rules: &Rules, occupied: PointSet) -> bool {
     rules.full_board == FullBoard::Draw && occupied == board.all
 }
 
+/// Whether a position in which the side to move has no legal move is a
+/// draw ([`blocked_draws`]: the last placement filled the board under
+/// `full-board=draw`) rather than a loss for the side to move.
+pub fn no_moves_draws(pos: &Position, rules: &Rules) -> bool {
+    let board = rules.board();
+    let us = pos.to_move;
+    pos.total(us) >= 3
+        && !mill_ended(board, rules, pos.stones[!us])
+        && blocked_draws(board, rules, pos.stones.white.union(pos.stones.black))
+}
+
 /// Every distinct set of stones that `k` sequential removals may take from
 /// `theirs` (with `their_hand` stones in hand), each legal on the board as it
 /// is then. Removals lapse when nothing may be taken and stop once the

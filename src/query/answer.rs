@@ -178,10 +178,13 @@ impl QueryTables {
         let counter = input.counter.unwrap_or(0);
         let value = self.tables.probe_at(&input.position, counter)?;
         let moves = self.tables.probe_moves_at(&input.position, counter)?;
-        let pure = self
-            .pure
-            .as_ref()
-            .and_then(|t| t.probe(&input.position).ok());
+        // The pure tables are optional (not built is not an error), but a
+        // damaged one is.
+        let pure = match self.pure.as_ref().map(|t| t.probe(&input.position)) {
+            Some(Ok(v)) => Some(v),
+            None | Some(Err(ProbeError::Table(TableError::Missing(_)))) => None,
+            Some(Err(e)) => return Err(e.into()),
+        };
         Ok(Probed {
             input,
             counter,

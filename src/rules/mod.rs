@@ -451,6 +451,25 @@ impl FromStr for Rules {
     /// Parses `PRESET[,key=value...]`; a text starting with `key=` starts
     /// from `standard`, so canonical texts parse back.
     fn from_str(s: &str) -> Result<Rules, RulesError> {
+        let rules = Rules::parse_family(s)?;
+        let size = rules.board().size;
+        if (rules.stones.white + rules.stones.black) > size {
+            return Err(RulesError(format!(
+                "{} and {} stones do not fit on the {} points of board {}",
+                rules.stones.white, rules.stones.black, size, rules.board
+            )));
+        }
+        Ok(rules)
+    }
+}
+
+impl Rules {
+    /// Parses a rule text like [`FromStr`] but without requiring both
+    /// hands to fit on the board together: the text of a table family
+    /// ([`Rules::family_rules`]), as table headers carry it, gives both
+    /// sides the larger hand of its games (`three,stones=5/4` and `4/5`
+    /// share the family `stones=5`, 10 stones on 9 points).
+    pub fn parse_family(s: &str) -> Result<Rules, RulesError> {
         let mut parts = s.split(',').map(str::trim);
         let first = parts.next().unwrap_or("");
         let mut rules;
@@ -484,13 +503,6 @@ impl FromStr for Rules {
                  lapses resets the counter without leaving the stone counts"
                     .into(),
             ));
-        }
-        let size = rules.board().size;
-        if (rules.stones.white + rules.stones.black) > size {
-            return Err(RulesError(format!(
-                "{} and {} stones do not fit on the {} points of board {}",
-                rules.stones.white, rules.stones.black, size, rules.board
-            )));
         }
         Ok(rules)
     }

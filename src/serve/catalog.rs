@@ -213,7 +213,7 @@ fn folder_rules(dir: &Path) -> Option<Rules> {
     files.sort();
     files.iter().find_map(|f| {
         let t = MappedTable::open_any(f).ok()?;
-        let r: Rules = t.info().rules.parse().ok()?;
+        let r = Rules::parse_family(&t.info().rules).ok()?;
         Some(r.family_rules())
     })
 }

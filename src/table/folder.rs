@@ -194,7 +194,9 @@ impl TableFolder {
                     file.subspaces
                         .iter()
                         .zip(&file.checksums)
-                        .find(|(r, c)| r.subspace == name && **c == sum && s.is_moving())
+                        .find(|(r, c)| {
+                            r.subspace == name && **c == sum && s.is_moving() && r.adds_up()
+                        })
                         .map(|(r, _)| r.clone())
                 });
             rows.push(match known {

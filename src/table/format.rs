@@ -551,7 +551,7 @@ impl MappedTable {
                 ..r
             } == *rules
         };
-        if !t.info.rules.parse::<Rules>().is_ok_and(same) {
+        if !Rules::parse_family(&t.info.rules).is_ok_and(same) {
             return Err(mismatch(format!(
                 "built for rules `{}`, not `{}`",
                 t.info.rules,

@@ -31,6 +31,18 @@ pub struct SubspaceStats {
 }
 
 impl SubspaceStats {
+    /// Whether the counts add up (a row read back from a stats file that
+    /// does not is recounted from its table).
+    pub fn adds_up(&self) -> bool {
+        self.wins
+            .checked_add(self.draws)
+            .and_then(|n| n.checked_add(self.losses))
+            == Some(self.positions)
+            && self.cursed_wins.saturating_add(self.blessed_losses) <= self.draws
+            && (self.wins > 0) == self.longest_win.is_some()
+            && (self.losses > 0) == self.longest_loss.is_some()
+    }
+
     /// A row with nothing counted yet.
     pub fn empty(name: &str) -> SubspaceStats {
         SubspaceStats {
