@@ -51,8 +51,13 @@ fn parse_point(board: &Board, s: &str, token: &str) -> Result<(Point, Notation),
         .point_by_coord(s)
         .map(|p| (p, Notation::Coords))
         .ok_or_else(|| {
+            let examples: Vec<&str> = (0..3)
+                .filter_map(|n| board.point(n))
+                .map(|p| board.coord(p))
+                .collect();
             ParseError::new(format!(
-                "move `{token}`: `{s}` is neither a point number nor a board coordinate (a7, d7, g7, ...)"
+                "move `{token}`: `{s}` is neither a point number nor a board coordinate ({}, ...)",
+                examples.join(", ")
             ))
         })
 }
@@ -202,11 +207,17 @@ pub struct PositionInput {
 pub fn play_move_list(text: &str, rules: &Rules) -> Result<PositionInput, ParseError> {
     let board = rules.board();
     let mut pos = Position::start(rules);
-    let tokens: Vec<&str> = text
+    let mut tokens: Vec<&str> = text
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|t| !t.is_empty())
-        .filter(|t| !t.eq_ignore_ascii_case("start"))
         .collect();
+    // `start` may only open the list.
+    if tokens
+        .first()
+        .is_some_and(|t| t.eq_ignore_ascii_case("start"))
+    {
+        tokens.remove(0);
+    }
     let mut played = Vec::new();
     let mut notation = None;
     let mut i = 0;
@@ -222,7 +233,8 @@ pub fn play_move_list(text: &str, rules: &Rules) -> Result<PositionInput, ParseE
                 ParseError::new(format!("token {}: {e}", i + 1))
             }
         })?;
-        while let Some(Some(Ok(r))) = tokens.get(i + 1).map(|t| parse_removal_token(board, t)) {
+        while let Some(Some(r)) = tokens.get(i + 1).map(|t| parse_removal_token(board, t)) {
+            let r = r.map_err(|e| ParseError::new(format!("token {}: {e}", i + 2)))?;
             mt.removed.push(r);
             i += 1;
         }

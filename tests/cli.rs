@@ -83,6 +83,16 @@ fn bad_input_exits_2_with_one_clear_line() {
             vec!["perft", "--depth", "1", "WWWWWWWWWW.............. w 0 0"],
             "more than",
         ),
+        (vec!["show", "a7 b6 d7 d6 g7 xzz"], "token 6: move `xzz`"),
+        (vec!["show", "--rules", "three", "zz"], "(a3, b3, c3, ...)"),
+        (vec!["show", "a7 start d7"], "`start`"),
+        (
+            vec![
+                "show",
+                "O*******/********/******** b m p 1 8 0 9 0 0 0 0 0 0 0 0 1",
+            ],
+            "phase `m`",
+        ),
     ] {
         let o = millbase(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");

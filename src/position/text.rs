@@ -161,6 +161,11 @@ pub fn parse_sanmill(text: &str, rules: &Rules) -> Result<Position, ParseError> 
             stones.black.len()
         )));
     }
+    if fields[2] == "m" && (hand_w > 0 || hand_b > 0) {
+        return Err(ParseError::new(format!(
+            "Sanmill phase `m` (moving) with stones in hand ({hand_w} white, {hand_b} black): expected phase p"
+        )));
+    }
     let hand = ByColor {
         white: hand_w,
         black: hand_b,
