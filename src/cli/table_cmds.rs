@@ -298,13 +298,8 @@ fn rules_of_folder(name: &str) -> Option<Rules> {
 }
 
 /// Whether a table whose header names `rules_text` belongs in the folder of
-/// `own`: the same rules but for the stone count, which tables of one board
-/// share (a 10-stone folder holds the 9-stone moving tables).
+/// `own` ([`Rules::same_but_stones`]: a 10-stone folder holds the 9-stone
+/// moving tables).
 fn same_family(own: &Rules, rules_text: &str) -> bool {
-    Rules::parse_family(rules_text).is_ok_and(|r| {
-        Rules {
-            stones: own.stones,
-            ..r
-        } == *own
-    })
+    Rules::parse_family(rules_text).is_ok_and(|r| own.same_but_stones(&r))
 }

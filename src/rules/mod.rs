@@ -464,6 +464,17 @@ impl FromStr for Rules {
 }
 
 impl Rules {
+    /// Whether `other` is these rules but for the stone count the game
+    /// starts with, which changes no value of a subspace both games have:
+    /// tables of one are tables of the other (the 9-stone moving phase
+    /// serves the 10-stone game).
+    pub fn same_but_stones(&self, other: &Rules) -> bool {
+        Rules {
+            stones: self.stones,
+            ..*other
+        } == *self
+    }
+
     /// Parses a rule text like [`FromStr`] but without requiring both
     /// hands to fit on the board together: the text of a table family
     /// ([`Rules::family_rules`]), as table headers carry it, gives both

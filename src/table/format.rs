@@ -541,17 +541,9 @@ impl MappedTable {
         let t = MappedTable::open_any(path)?;
         let mismatch = |why: String| TableError::Mismatch(path.to_path_buf(), why);
         // Compared as rule sets, not as text: a header written before an
-        // option existed names its default by leaving it out. The stone
-        // count the game starts with changes no value of a subspace both
-        // games have, so a table made for another count is the same table
-        // (e.g. the 9-stone moving phase serves the 10-stone game).
-        let same = |r: Rules| {
-            Rules {
-                stones: rules.stones,
-                ..r
-            } == *rules
-        };
-        if !Rules::parse_family(&t.info.rules).is_ok_and(same) {
+        // option existed names its default by leaving it out; the stone
+        // count does not matter ([`Rules::same_but_stones`]).
+        if !Rules::parse_family(&t.info.rules).is_ok_and(|r| rules.same_but_stones(&r)) {
             return Err(mismatch(format!(
                 "built for rules `{}`, not `{}`",
                 t.info.rules,
