@@ -6,7 +6,7 @@ mod common;
 use millbase::index::{Indexer, Subspace};
 use millbase::moves::legal_moves;
 use millbase::query::{ProbeError, TableSet, best_first};
-use millbase::rules::FullBoard;
+use millbase::rules::{FullBoard, MillRule};
 use millbase::solve::value::Value;
 use millbase::{ByColor, Color, PointSet, Position, Rules};
 use std::collections::HashMap;
@@ -37,7 +37,11 @@ fn naive(
     let mut moves = Vec::new();
     legal_moves(pos, rules, &mut moves);
     let full = pos.stones.white.union(pos.stones.black) == rules.board().all;
-    let blocked = if full && rules.full_board == FullBoard::Draw {
+    // A last placement that closed a line under `mill=wins` won at once.
+    let last = pos.stones[!pos.to_move].0;
+    let line_won =
+        rules.mill == MillRule::Wins && rules.board().lines.iter().any(|l| last & l.0 == l.0);
+    let blocked = if full && rules.full_board == FullBoard::Draw && !line_won {
         Value::Draw
     } else {
         Value::Loss(0)
@@ -176,6 +180,68 @@ fn the_last_placement_filling_the_board_draws_or_wins_by_the_rule() {
         compare_memo(&tables, &memo);
         let _ = std::fs::remove_dir_all(db);
     }
+}
+
+#[test]
+fn a_line_closed_by_the_placement_that_fills_the_board_wins_under_mill_wins() {
+    // Three men's morris with 5/4 stones: White's fifth stone fills the 9
+    // points. `mill=wins` ends the game at once, before the full-board rule.
+    let spec = "three,stones=5/4,full-board=draw";
+    let rules: Rules = spec.parse().unwrap();
+    let db = build("fill-line", spec);
+    let tables = TableSet::open(&db, &rules);
+    for (board, want) in [
+        // a3 b3 c3 is White's line.
+        ("WWWBBWBWB b 0 0", Value::Loss(0)),
+        ("WW.BBWBWB w 1 0", Value::Win(1)),
+        // No line on the full board.
+        ("WWBWBWWBB b 0 0", Value::Draw),
+        ("WWBWBW.BB w 1 0", Value::Draw),
+    ] {
+        let pos = millbase::notation::parse_position(board, &rules)
+            .unwrap()
+            .position;
+        assert_eq!(tables.probe(&pos).unwrap(), want, "{board}");
+    }
+    // Every placing position of the game against the naive search.
+    let mut memo = HashMap::new();
+    let start = Position::start(&rules);
+    assert_eq!(
+        naive(&start, &rules, &tables, &mut memo),
+        tables.probe(&start).unwrap()
+    );
+    let n = compare_memo(&tables, &memo);
+    assert!(n > 1000, "{n} positions");
+    let out = millbase(&["check", "--rules", spec, "--db", db.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let _ = std::fs::remove_dir_all(db);
+    // Under Lasker rules too: the builder of cyclic placing tables and the
+    // checker (which once disagreed on these slots) both see the line first.
+    let spec = "three,stones=5/4,full-board=draw,lasker=on";
+    let rules: Rules = spec.parse().unwrap();
+    let db = build("fill-line-lasker", spec);
+    let tables = TableSet::open(&db, &rules);
+    for (board, want) in [
+        ("WWWBBWBWB b 0 0", Value::Loss(0)),
+        ("WW.BBWBWB w 1 0", Value::Win(1)),
+        ("WWBWBWWBB b 0 0", Value::Draw),
+    ] {
+        let pos = millbase::notation::parse_position(board, &rules)
+            .unwrap()
+            .position;
+        assert_eq!(tables.probe(&pos).unwrap(), want, "{spec}: {board}");
+    }
+    let out = millbase(&["check", "--rules", spec, "--db", db.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let _ = std::fs::remove_dir_all(db);
 }
 
 #[test]

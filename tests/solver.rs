@@ -8,7 +8,7 @@ use millbase::index::{Indexer, Subspace};
 use millbase::moves::legal_moves;
 use millbase::notation::parse_position;
 use millbase::query::TableSet;
-use millbase::rules::FullBoard;
+use millbase::rules::{FullBoard, MillRule};
 use millbase::solve::NoProgress;
 use millbase::solve::build::{BuildOptions, build};
 use millbase::solve::value::Value;
@@ -26,9 +26,12 @@ fn temp_db(name: &str) -> PathBuf {
 use common::Images;
 
 /// A blocked side draws instead of losing: the board is full (only the
-/// last placement fills it) under `full-board=draw`.
+/// last placement fills it) under `full-board=draw`, unless that placement
+/// closed a line under `mill=wins` and so won at once.
 fn full_board_draws(rules: &Rules, us: u32, them: u32) -> bool {
-    rules.full_board == FullBoard::Draw && (us | them) == rules.board().all.0
+    let line_won =
+        rules.mill == MillRule::Wins && rules.board().lines.iter().any(|l| them & l.0 == l.0);
+    rules.full_board == FullBoard::Draw && (us | them) == rules.board().all.0 && !line_won
 }
 
 /// Values of every class of the given moving-phase subspaces (closed under
@@ -197,6 +200,9 @@ fn other_boards_match_naive() {
     // Six men's morris up to 4-4, with and without flying.
     compare("six", "4-4", &[(3, 3), (4, 3), (3, 4), (4, 4)]);
     compare("six,flying=3", "4-3", SMALL);
+    // 9 stones fill the 9 points: a full board after a line closed by the
+    // last placement is a loss, without one a draw.
+    compare("three,stones=5/4,full-board=draw", "5-4", &[(5, 4), (4, 5)]);
     // Twelve men's morris (diagonals), and rule options on its board.
     compare("twelve", "4-3", SMALL);
     compare("twelve,protection=strict", "4-3", SMALL);

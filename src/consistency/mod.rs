@@ -187,7 +187,7 @@ fn check_one(
                     legal_moves(&pos, rules, &mut moves);
                     let prepared = quiet_index.prepare(them);
                     if moves.is_empty() {
-                        Some(if blocked_draws(rules.board(), rules, us.union(them)) {
+                        Some(if blocked_draws(rules.board(), rules, us, them) {
                             Value::Draw
                         } else {
                             Value::Loss(0)

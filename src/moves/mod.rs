@@ -64,21 +64,27 @@ pub fn mill_ended(board: &Board, rules: &Rules, last_mover: PointSet) -> bool {
 /// Whether a side to move without a legal move draws instead of losing:
 /// the placing phase ended with every point occupied under
 /// `full-board=draw`. (A full board only arises from the last placement:
-/// a slide leaves a point empty, a removal empties one.)
+/// a slide leaves a point empty, a removal empties one.) A last placement
+/// that also closed a line under `mill=wins` has won at once: the rule
+/// only applies when the game did not already end that way.
 #[inline]
-pub fn blocked_draws(board: &Board, rules: &Rules, occupied: PointSet) -> bool {
-    rules.full_board == FullBoard::Draw && occupied == board.all
+pub fn blocked_draws(
+    board: &Board,
+    rules: &Rules,
+    to_move: PointSet,
+    last_mover: PointSet,
+) -> bool {
+    rules.full_board == FullBoard::Draw
+        && to_move.union(last_mover) == board.all
+        && !mill_ended(board, rules, last_mover)
 }
 
 /// Whether a position in which the side to move has no legal move is a
 /// draw ([`blocked_draws`]: the last placement filled the board under
 /// `full-board=draw`) rather than a loss for the side to move.
 pub fn no_moves_draws(pos: &Position, rules: &Rules) -> bool {
-    let board = rules.board();
     let us = pos.to_move;
-    pos.total(us) >= 3
-        && !mill_ended(board, rules, pos.stones[!us])
-        && blocked_draws(board, rules, pos.stones.white.union(pos.stones.black))
+    pos.total(us) >= 3 && blocked_draws(rules.board(), rules, pos.stones[us], pos.stones[!us])
 }
 
 /// Every distinct set of stones that `k` sequential removals may take from

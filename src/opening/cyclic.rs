@@ -15,7 +15,7 @@
 //! builder (no index, no unmove generator, no placing-phase table).
 
 use super::{OpeningSearch, score, wdl_of};
-use crate::moves::{blocked_draws, legal_moves};
+use crate::moves::{legal_moves, no_moves_draws};
 use crate::position::Position;
 use crate::query::ProbeError;
 use crate::table::Wdl;
@@ -119,14 +119,11 @@ impl OpeningSearch<'_> {
                 }
             }
             if moves.is_empty() {
-                let occupied = pos.stones.white.union(pos.stones.black);
-                leaf = Some(
-                    if blocked_draws(self.rules.board(), &self.rules, occupied) {
-                        0
-                    } else {
-                        -1
-                    },
-                );
+                leaf = Some(if no_moves_draws(&pos, &self.rules) {
+                    0
+                } else {
+                    -1
+                });
             }
             children.sort_unstable();
             children.dedup();

@@ -327,7 +327,7 @@ fn solve_subspace(
                         }
                     }
                 });
-                if moves == 0 && blocked_draws(board, rules, us.union(them)) {
+                if moves == 0 && blocked_draws(board, rules, us, them) {
                     best = Some(Value::Draw);
                 }
                 let slot = index.slot(us, them);

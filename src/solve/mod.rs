@@ -363,7 +363,7 @@ impl Pair<'_> {
                         moves += o.moves as u64;
                         waiting.push(Waiting {
                             slot,
-                            full: us.union(them) == self.board.all,
+                            blocked_draws: blocked_draws(self.board, self.rules, us, them),
                             in_pair: o.in_pair,
                             outlook: o,
                             exits: first..lookups.len(),
@@ -407,7 +407,7 @@ impl Pair<'_> {
                 o.exit(self.exit_value(self.exits.value_at(k, slot)));
             }
             let code = if o.moves == 0 {
-                if w.full && blocked_draws(self.board, self.rules, self.board.all) {
+                if w.blocked_draws {
                     DRAW
                 } else {
                     self.encoding.code_of(false, 0)
@@ -598,8 +598,8 @@ const EXIT_BATCH: usize = 32;
 /// A position of the initialisation whose exits are located, not read.
 struct Waiting {
     slot: u64,
-    /// Every point occupied (for `full-board=draw`).
-    full: bool,
+    /// Without a move, a draw rather than a loss ([`blocked_draws`]).
+    blocked_draws: bool,
     outlook: Outlook,
     /// Distinct in-pair children.
     in_pair: usize,
