@@ -9,6 +9,7 @@ mod common;
 
 use millbase::index::{Indexer, Subspace};
 use millbase::moves::legal_moves;
+use millbase::query::RuleDraw;
 use millbase::solve::NoProgress;
 use millbase::solve::build::{BuildOptions, build};
 use millbase::solve::value::{Encoding, Value};
@@ -212,7 +213,7 @@ fn the_last_ply_before_the_counter_runs_out() {
     build_4_3(&rules, &db);
     let tables = millbase::query::TableSet::open(&db, &rules);
     let idx = Indexer::for_board(rules.board()).subspace(4, 3);
-    let (mut mills, mut blocks, mut quiet) = (0, 0, 0);
+    let (mut mills, mut blocks, mut quiet, mut by_counter) = (0, 0, 0, 0);
     let mut moves = Vec::new();
     let mut replies = Vec::new();
     for slot in (0..idx.slots()).step_by(7) {
@@ -250,10 +251,35 @@ fn the_last_ply_before_the_counter_runs_out() {
         }
         // The position's own value at counter 9 is its best move's.
         assert_eq!(tables.probe_at(&pos, 9).unwrap().value, valued[0].value);
+        // Cursed wins and blessed losses (Z > N) are draws at every
+        // counter; a position decided at counter 0 whose Z no longer fits
+        // is a draw by the counter, not a cursed win (RULES.md 5).
+        let zero = tables.probe_at(&pos, 0).unwrap();
+        assert!(
+            matches!(
+                zero.rule_draw,
+                None | Some(RuleDraw::CursedWin | RuleDraw::BlessedLoss)
+            ),
+            "{zero:?}"
+        );
+        for c in [1u16, 5, 9] {
+            let want = match zero.value {
+                Value::Win(z) if z > 10 - c as u32 => Some(RuleDraw::WinByCounter),
+                Value::Loss(z) if z > 10 - c as u32 => Some(RuleDraw::LossByCounter),
+                _ => zero.rule_draw,
+            };
+            assert_eq!(
+                tables.probe_at(&pos, c).unwrap().rule_draw,
+                want,
+                "counter {c}"
+            );
+            by_counter +=
+                matches!(want, Some(RuleDraw::WinByCounter | RuleDraw::LossByCounter)) as u32;
+        }
     }
     assert!(
-        mills > 100 && blocks > 0 && quiet > 100,
-        "{mills} {blocks} {quiet}"
+        mills > 100 && blocks > 0 && quiet > 100 && by_counter > 100,
+        "{mills} {blocks} {quiet} {by_counter}"
     );
     let _ = std::fs::remove_dir_all(&db);
 }

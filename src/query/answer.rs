@@ -4,7 +4,7 @@
 //! it leads to. The CLI and the server both build it here, so their JSON is
 //! the same object.
 
-use super::{CounterValue, MoveValue, ProbeError, TableSet};
+use super::{CounterValue, MoveValue, ProbeError, RuleDraw, TableSet};
 use crate::error::ParseError;
 use crate::notation::{PositionInput, format_move, parse_counter, parse_position};
 use crate::position::Position;
@@ -99,8 +99,10 @@ pub struct RuleAnswer {
     pub counter: u16,
     /// The stored `Z`; `null` for draws at counter 0.
     pub z: Option<u32>,
-    /// `cursed win` or `blessed loss` where the counter makes a pure win
-    /// or loss a draw, else `null`.
+    /// Where the rule makes a pure win or loss a draw: `cursed win` or
+    /// `blessed loss` (`Z > N`, a draw at every counter), `win drawn by the
+    /// counter` or `loss drawn by the counter` (decided at counter 0, not at
+    /// this one); else `null`.
     pub rule_draw: Option<String>,
     /// The pure game's value, when its tables are built.
     pub pure: Option<PureAnswer>,
@@ -131,9 +133,9 @@ pub struct Answer {
     pub moves: Vec<MoveAnswer>,
 }
 
-/// `cursed win` / `blessed loss` for a draw the rule makes.
-pub fn rule_draw_name(d: Option<bool>) -> Option<&'static str> {
-    d.map(|w| if w { "cursed win" } else { "blessed loss" })
+/// The name of a draw the rule makes ([`RuleDraw::name`]).
+pub fn rule_draw_name(d: Option<RuleDraw>) -> Option<&'static str> {
+    d.map(RuleDraw::name)
 }
 
 /// The counter after `mv` from `pos` at `counter`: reset by a mill and

@@ -346,9 +346,15 @@ impl TableSet {
             v => v,
         };
         let rule_draw = match (value, at_zero) {
-            (Value::Draw, Value::Win(_)) => Some(true),
-            (Value::Draw, Value::Loss(_)) => Some(false),
-            _ => encoding.cursed(code),
+            (Value::Draw, Value::Win(_)) => Some(RuleDraw::WinByCounter),
+            (Value::Draw, Value::Loss(_)) => Some(RuleDraw::LossByCounter),
+            _ => encoding.cursed(code).map(|win| {
+                if win {
+                    RuleDraw::CursedWin
+                } else {
+                    RuleDraw::BlessedLoss
+                }
+            }),
         };
         Ok(CounterValue {
             value,
@@ -437,10 +443,40 @@ pub struct CounterValue {
     /// decides it at counter 0, the plies to the end in the pure game;
     /// `None` for a draw at counter 0.
     pub z: Option<u32>,
-    /// For a draw under the N-move rule, whether the pure game wins it
-    /// (`Some(true)`: a cursed win at this counter) or loses it
-    /// (`Some(false)`: a blessed loss).
-    pub rule_draw: Option<bool>,
+    /// For a draw under the N-move rule that the pure game decides, which
+    /// kind it is; `None` otherwise.
+    pub rule_draw: Option<RuleDraw>,
+}
+
+/// A draw under the N-move rule of a position the pure game decides
+/// (`RULES.md` section 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleDraw {
+    /// A pure win with `Z > N`: a draw at every counter.
+    CursedWin,
+    /// A pure loss with `Z > N`: a draw at every counter.
+    BlessedLoss,
+    /// Won at counter 0 (`Z <= N`), drawn at this counter (`Z > N - c`).
+    WinByCounter,
+    /// Lost at counter 0 (`Z <= N`), drawn at this counter (`Z > N - c`).
+    LossByCounter,
+}
+
+impl RuleDraw {
+    /// The name `query` prints and JSON carries.
+    pub fn name(self) -> &'static str {
+        match self {
+            RuleDraw::CursedWin => "cursed win",
+            RuleDraw::BlessedLoss => "blessed loss",
+            RuleDraw::WinByCounter => "win drawn by the counter",
+            RuleDraw::LossByCounter => "loss drawn by the counter",
+        }
+    }
+
+    /// Whether the pure game wins the position for the side to move.
+    pub fn pure_win(self) -> bool {
+        matches!(self, RuleDraw::CursedWin | RuleDraw::WinByCounter)
+    }
 }
 
 /// A move with its value for the side that makes it.
