@@ -4,7 +4,7 @@ use super::CliError;
 use clap::Args;
 use millbase::Rules;
 use millbase::notation::format_move;
-use millbase::query::answer::{Probed, QueryError, QueryTables, rule_draw_name};
+use millbase::query::answer::{Probed, QueryError, QueryTables};
 use millbase::render::render_position;
 use millbase::solve::value::Value;
 use rayon::prelude::*;
@@ -164,7 +164,7 @@ pub fn query(rules: &Rules, args: &QueryArgs) -> Result<(), CliError> {
     );
     if let Some(n) = rules.nmove {
         let mut line = format!("  N-move rule: counter {} of {n}", a.counter);
-        if let Some(d) = rule_draw_name(a.value.rule_draw) {
+        if let Some(d) = a.value.rule_draw.map(|d| d.name()) {
             line.push_str(&format!("; the draw is a {d}"));
         }
         match a.value.z {

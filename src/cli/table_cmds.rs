@@ -222,7 +222,7 @@ fn info_folder(folder: &Path, files: &[PathBuf]) -> usize {
             bad += 1;
         }
         match &folder_rules {
-            Some(own) if !same_family(own, &info.rules) => {
+            Some(own) if !own.takes_tables_of(&info.rules) => {
                 println!(
                     "  {name:<8} MISPLACED: built for rules `{}`, not this folder's",
                     info.rules
@@ -295,11 +295,4 @@ fn rules_of_folder(name: &str) -> Option<Rules> {
         })
         .collect();
     Rules::parse_family(&text.join(",")).ok()
-}
-
-/// Whether a table whose header names `rules_text` belongs in the folder of
-/// `own` ([`Rules::same_but_stones`]: a 10-stone folder holds the 9-stone
-/// moving tables).
-fn same_family(own: &Rules, rules_text: &str) -> bool {
-    Rules::parse_family(rules_text).is_ok_and(|r| own.same_but_stones(&r))
 }

@@ -4,7 +4,7 @@
 //! it leads to. The CLI and the server both build it here, so their JSON is
 //! the same object.
 
-use super::{CounterValue, MoveValue, ProbeError, RuleDraw, TableSet};
+use super::{CounterValue, MoveValue, ProbeError, TableSet};
 use crate::error::ParseError;
 use crate::notation::{PositionInput, format_move, parse_counter, parse_position};
 use crate::position::Position;
@@ -133,11 +133,6 @@ pub struct Answer {
     pub moves: Vec<MoveAnswer>,
 }
 
-/// The name of a draw the rule makes ([`RuleDraw::name`]).
-pub fn rule_draw_name(d: Option<RuleDraw>) -> Option<&'static str> {
-    d.map(RuleDraw::name)
-}
-
 /// The counter after `mv` from `pos` at `counter`: reset by a mill and
 /// during the placing phase, else one more.
 pub fn next_counter(pos: &Position, mv: &crate::moves::Move, counter: u16) -> u16 {
@@ -238,7 +233,7 @@ impl Probed {
             nmove: rules.nmove.map(|_| RuleAnswer {
                 counter: self.counter,
                 z: self.value.z,
-                rule_draw: rule_draw_name(self.value.rule_draw).map(String::from),
+                rule_draw: self.value.rule_draw.map(|d| d.name().to_string()),
                 pure: self.pure.map(|p| PureAnswer {
                     value: p.name().into(),
                     plies: p.plies(),

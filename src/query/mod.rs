@@ -472,11 +472,6 @@ impl RuleDraw {
             RuleDraw::LossByCounter => "loss drawn by the counter",
         }
     }
-
-    /// Whether the pure game wins the position for the side to move.
-    pub fn pure_win(self) -> bool {
-        matches!(self, RuleDraw::CursedWin | RuleDraw::WinByCounter)
-    }
 }
 
 /// A move with its value for the side that makes it.

@@ -475,6 +475,14 @@ impl Rules {
         } == *self
     }
 
+    /// Whether a table whose header names the rule text `header` serves
+    /// these rules ([`Rules::same_but_stones`]; compared as rule sets, so a
+    /// header written before an option existed, leaving out its default,
+    /// still matches).
+    pub fn takes_tables_of(&self, header: &str) -> bool {
+        Rules::parse_family(header).is_ok_and(|r| self.same_but_stones(&r))
+    }
+
     /// Parses a rule text like [`FromStr`] but without requiring both
     /// hands to fit on the board together: the text of a table family
     /// ([`Rules::family_rules`]), as table headers carry it, gives both

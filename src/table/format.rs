@@ -540,10 +540,7 @@ impl MappedTable {
     ) -> Result<MappedTable, TableError> {
         let t = MappedTable::open_any(path)?;
         let mismatch = |why: String| TableError::Mismatch(path.to_path_buf(), why);
-        // Compared as rule sets, not as text: a header written before an
-        // option existed names its default by leaving it out; the stone
-        // count does not matter ([`Rules::same_but_stones`]).
-        if !Rules::parse_family(&t.info.rules).is_ok_and(|r| rules.same_but_stones(&r)) {
+        if !rules.takes_tables_of(&t.info.rules) {
             return Err(mismatch(format!(
                 "built for rules `{}`, not `{}`",
                 t.info.rules,
