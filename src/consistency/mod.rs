@@ -56,6 +56,33 @@ pub struct SubspaceCheck {
 
 const KEEP_BAD: usize = 5;
 
+/// Positions whose children are located before any child is read.
+const CHECK_BATCH: usize = 32;
+
+/// Where a child's value is.
+#[derive(Clone, Copy)]
+enum Child<'t> {
+    /// The mover took the opponent below 3 stones: a loss in 0 for the
+    /// child's side to move.
+    Lost,
+    /// In this table at this slot.
+    At(&'t Table, u64),
+}
+
+/// A slot waiting for its children's values.
+struct Waiting {
+    slot: u64,
+    us: PointSet,
+    them: PointSet,
+    canonical: bool,
+    /// The expected value when no child decides it: `Some(None)` for a
+    /// slot that should be unused, `Some(Some(v))` for a position without
+    /// moves.
+    settled: Option<Option<Value>>,
+    /// Its children in the batch's list.
+    children: std::ops::Range<usize>,
+}
+
 /// Checks the tables of `subspaces` (all checksums, then every slot
 /// against its children). Table errors (missing, corrupt) stop the check.
 pub fn check_subspaces(
@@ -108,10 +135,10 @@ fn children_subspaces(rules: &Rules, s: Subspace) -> Vec<Subspace> {
     out
 }
 
-fn check_one(
+fn check_one<'t>(
     rules: &Rules,
     s: Subspace,
-    tables: &HashMap<Subspace, Table>,
+    tables: &'t HashMap<Subspace, Table>,
     pure: Option<&Table>,
 ) -> Result<SubspaceCheck, TableError> {
     // How a child's value reaches its parent: in the moving phase under the
@@ -146,16 +173,6 @@ fn check_one(
             }
         }
     }
-    let value_of = |us: PointSet, them: PointSet, placed: bool| -> Option<Value> {
-        if us.len() + (child_hand as u32) < 3 {
-            return Some(Value::Loss(0));
-        }
-        let (index, table) = by_counts[placed as usize]
-            [us.len() as usize * 25 + them.len() as usize]
-            .as_ref()
-            .expect("the tables of every child are loaded");
-        table.value(index.slot(us, them))
-    };
     // Children without a capture (by a placement when the mover has stones
     // in hand): the mover's stones stay `them`, so their side of the index
     // is prepared once per position.
@@ -163,104 +180,142 @@ fn check_one(
     let (quiet_index, quiet_table) = by_counts[placed as usize][s.b as usize * 25 + mover_after]
         .as_ref()
         .expect("the quiet child's table is loaded");
+    let position = |us: PointSet, them: PointSet| Position {
+        stones: ByColor {
+            white: us,
+            black: them,
+        },
+        hand: ByColor {
+            white: s.wh,
+            black: s.bh,
+        },
+        to_move: Color::White,
+    };
+    // Where each child's value is, found (and asked into cache) for a batch
+    // of positions before any is read: the reads are cache misses, and
+    // this lets them overlap.
+    let locate =
+        |pos: &Position, moves: &[crate::moves::Move], children: &mut Vec<(Child<'t>, bool)>| {
+            let them = pos.stones.black;
+            let prepared = quiet_index.prepare(them);
+            for m in moves {
+                let child = pos.play(m);
+                // Black is to move in the child.
+                let (cu, ct) = (child.stones.black, child.stones.white);
+                let by_placing = m.from.is_none();
+                let at = if cu == them && by_placing == (placed == 1) {
+                    Child::At(quiet_table, quiet_index.slot_with(&prepared, ct))
+                } else if cu.len() + (child_hand as u32) < 3 {
+                    Child::Lost
+                } else {
+                    let (index, table) = by_counts[by_placing as usize]
+                        [cu.len() as usize * 25 + ct.len() as usize]
+                        .as_ref()
+                        .expect("the tables of every child are loaded");
+                    Child::At(table, index.slot(cu, ct))
+                };
+                if let Child::At(t, slot) = at {
+                    t.prefetch(slot);
+                }
+                children.push((at, cu != them));
+            }
+        };
+    // The best child value from the mover's side; `None` if a child's slot
+    // is marked unused: then no stored value can be right.
+    let best_of = |children: &[(Child<'_>, bool)]| -> Option<Value> {
+        let mut best: Option<Value> = None;
+        for &(at, mill) in children {
+            let v = match at {
+                Child::Lost => Value::Loss(0),
+                Child::At(t, slot) => t.value(slot)?,
+            };
+            let v = after(v, mill).parent();
+            if best.is_none_or(|b| best_first(&v) < best_first(&b)) {
+                best = Some(v);
+            }
+        }
+        best
+    };
+    // A draw is marked cursed or blessed exactly where the pure game
+    // decides it.
+    let cursed_right = |slot: u64| match pure {
+        None => true,
+        Some(p) => {
+            encoding.cursed(table.code(slot))
+                == match p.value(slot) {
+                    Some(Value::Win(_)) => Some(true),
+                    Some(Value::Loss(_)) => Some(false),
+                    _ => None,
+                }
+        }
+    };
+    let judge = |waiting: &mut Vec<Waiting>,
+                 children: &mut Vec<(Child<'t>, bool)>,
+                 bad: &mut Vec<BadSlot>| {
+        for w in waiting.drain(..) {
+            let expected = match w.settled {
+                Some(e) => e,
+                None => best_of(&children[w.children]),
+            };
+            let stored = table.value(w.slot);
+            let ok = match (w.canonical, stored) {
+                (false, None) => true,
+                (true, Some(Value::Draw)) => expected == Some(Value::Draw) && cursed_right(w.slot),
+                (true, Some(v)) => expected == Some(v),
+                _ => false,
+            };
+            if !ok {
+                bad_count.fetch_add(1, Relaxed);
+                if bad.len() < KEEP_BAD {
+                    bad.push(BadSlot {
+                        subspace: s,
+                        slot: w.slot,
+                        position: position(w.us, w.them).board_string(rules),
+                        stored,
+                        expected,
+                    });
+                }
+            }
+        }
+        children.clear();
+    };
     let mut first_bad: Vec<BadSlot> = (0..index.orbits())
         .into_par_iter()
         .fold(Vec::new, |mut bad: Vec<BadSlot>, orbit| {
             let mut moves = Vec::new();
-            let mut quiet: Vec<u64> = Vec::new();
+            let mut waiting = Vec::with_capacity(CHECK_BATCH);
+            let mut children = Vec::new();
             index.for_each_in_block(orbit, |slot, us, them, canonical| {
-                let stored = table.value(slot);
-                let pos = Position {
-                    stones: ByColor {
-                        white: us,
-                        black: them,
-                    },
-                    hand: ByColor {
-                        white: s.wh,
-                        black: s.bh,
-                    },
-                    to_move: Color::White,
-                };
-                let expected = if !canonical {
-                    None
+                let first = children.len();
+                let settled = if !canonical {
+                    Some(None)
                 } else {
+                    let pos = position(us, them);
                     legal_moves(&pos, rules, &mut moves);
-                    let prepared = quiet_index.prepare(them);
                     if moves.is_empty() {
-                        Some(if blocked_draws(rules.board(), rules, us, them) {
+                        Some(Some(if blocked_draws(rules.board(), rules, us, them) {
                             Value::Draw
                         } else {
                             Value::Loss(0)
-                        })
+                        }))
                     } else {
-                        // `None` if a child's slot is marked unused: then no
-                        // stored value can be right. Quiet children's slots are
-                        // gathered and prefetched first: the lookups are cache
-                        // misses and this lets them overlap.
-                        let mut best: Option<Value> = None;
-                        let mut broken = false;
-                        let mut fold = |v: Option<Value>, mill: bool| match v {
-                            None => broken = true,
-                            Some(v) => {
-                                let v = after(v, mill).parent();
-                                if best.is_none_or(|b| best_first(&v) < best_first(&b)) {
-                                    best = Some(v);
-                                }
-                            }
-                        };
-                        quiet.clear();
-                        for m in &moves {
-                            let child = pos.play(m);
-                            // Black is to move in the child.
-                            let (cu, ct) = (child.stones.black, child.stones.white);
-                            let by_placing = m.from.is_none();
-                            if cu == them && by_placing == (placed == 1) {
-                                let slot = quiet_index.slot_with(&prepared, ct);
-                                quiet_table.prefetch(slot);
-                                quiet.push(slot);
-                            } else {
-                                fold(value_of(cu, ct, by_placing), cu != them);
-                            }
-                        }
-                        for &slot in &quiet {
-                            fold(quiet_table.value(slot), false);
-                        }
-                        if broken { None } else { best }
+                        locate(&pos, &moves, &mut children);
+                        None
                     }
                 };
-                // A draw is marked cursed or blessed exactly where the pure
-                // game decides it.
-                let cursed_right = || match pure {
-                    None => true,
-                    Some(p) => {
-                        let code = table.code(slot);
-                        encoding.cursed(code)
-                            == match p.value(slot) {
-                                Some(Value::Win(_)) => Some(true),
-                                Some(Value::Loss(_)) => Some(false),
-                                _ => None,
-                            }
-                    }
-                };
-                let ok = match (canonical, stored) {
-                    (false, None) => true,
-                    (true, Some(Value::Draw)) => expected == Some(Value::Draw) && cursed_right(),
-                    (true, Some(v)) => expected == Some(v),
-                    _ => false,
-                };
-                if !ok {
-                    bad_count.fetch_add(1, Relaxed);
-                    if bad.len() < KEEP_BAD {
-                        bad.push(BadSlot {
-                            subspace: s,
-                            slot,
-                            position: pos.board_string(rules),
-                            stored,
-                            expected,
-                        });
-                    }
+                waiting.push(Waiting {
+                    slot,
+                    us,
+                    them,
+                    canonical,
+                    settled,
+                    children: first..children.len(),
+                });
+                if waiting.len() == CHECK_BATCH {
+                    judge(&mut waiting, &mut children, &mut bad);
                 }
             });
+            judge(&mut waiting, &mut children, &mut bad);
             bad
         })
         .reduce(Vec::new, |mut a, b| {
