@@ -74,13 +74,17 @@ struct Waiting {
     slot: u64,
     us: PointSet,
     them: PointSet,
-    canonical: bool,
-    /// The expected value when no child decides it: `Some(None)` for a
-    /// slot that should be unused, `Some(Some(v))` for a position without
-    /// moves.
-    settled: Option<Option<Value>>,
-    /// Its children in the batch's list.
-    children: std::ops::Range<usize>,
+    expect: Expect,
+}
+
+/// What a waiting slot should hold.
+enum Expect {
+    /// Marked unused: the position is not its class's canonical form.
+    Unused,
+    /// This value: the position has no moves.
+    Known(Value),
+    /// The best of its children, these in the batch's list.
+    Children(std::ops::Range<usize>),
 }
 
 /// Checks the tables of `subspaces` (all checksums, then every slot
@@ -253,12 +257,14 @@ fn check_one<'t>(
                  children: &mut Vec<(Child<'t>, bool)>,
                  bad: &mut Vec<BadSlot>| {
         for w in waiting.drain(..) {
-            let expected = match w.settled {
-                Some(e) => e,
-                None => best_of(&children[w.children]),
+            let canonical = !matches!(w.expect, Expect::Unused);
+            let expected = match w.expect {
+                Expect::Unused => None,
+                Expect::Known(v) => Some(v),
+                Expect::Children(r) => best_of(&children[r]),
             };
             let stored = table.value(w.slot);
-            let ok = match (w.canonical, stored) {
+            let ok = match (canonical, stored) {
                 (false, None) => true,
                 (true, Some(Value::Draw)) => expected == Some(Value::Draw) && cursed_right(w.slot),
                 (true, Some(v)) => expected == Some(v),
@@ -287,29 +293,27 @@ fn check_one<'t>(
             let mut children = Vec::new();
             index.for_each_in_block(orbit, |slot, us, them, canonical| {
                 let first = children.len();
-                let settled = if !canonical {
-                    Some(None)
+                let expect = if !canonical {
+                    Expect::Unused
                 } else {
                     let pos = position(us, them);
                     legal_moves(&pos, rules, &mut moves);
                     if moves.is_empty() {
-                        Some(Some(if blocked_draws(rules.board(), rules, us, them) {
+                        Expect::Known(if blocked_draws(rules.board(), rules, us, them) {
                             Value::Draw
                         } else {
                             Value::Loss(0)
-                        }))
+                        })
                     } else {
                         locate(&pos, &moves, &mut children);
-                        None
+                        Expect::Children(first..children.len())
                     }
                 };
                 waiting.push(Waiting {
                     slot,
                     us,
                     them,
-                    canonical,
-                    settled,
-                    children: first..children.len(),
+                    expect,
                 });
                 if waiting.len() == CHECK_BATCH {
                     judge(&mut waiting, &mut children, &mut bad);
