@@ -5,7 +5,10 @@
 //! to decompress a block of each (the part of a probe that grows with the
 //! block).
 //!
-//! `cargo run --release --example block_sizes -- DB SUBSPACE`
+//! It also times the compression of the win/draw/loss fields at several
+//! levels (the part of a build's table writing that grows with the level).
+//!
+//! `cargo run --release --example block_sizes -- DB SUBSPACE [RULES]`
 
 use millbase::Rules;
 use millbase::index::Subspace;
@@ -34,11 +37,15 @@ fn decompress_time(frames: &[(Vec<u8>, usize)]) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.len() != 2 {
-        eprintln!("usage: block_sizes DB SUBSPACE");
+    if !(2..=3).contains(&args.len()) {
+        eprintln!("usage: block_sizes DB SUBSPACE [RULES]");
         std::process::exit(2);
     }
-    let folder = TableFolder::new(std::path::Path::new(&args[0]), &Rules::STANDARD);
+    let rules: Rules = match args.get(2) {
+        Some(r) => r.parse().unwrap_or_else(|e| panic!("{e}")),
+        None => Rules::STANDARD,
+    };
+    let folder = TableFolder::new(std::path::Path::new(&args[0]), &rules);
     let s: Subspace = args[1].parse().unwrap_or_else(|e| panic!("{e}"));
     let table = folder.load(s).unwrap_or_else(|e| panic!("{e}"));
     let codes: Vec<u16> = (0..table.len()).map(|i| table.code(i)).collect();
@@ -65,13 +72,39 @@ fn main() {
                 }
             }
             println!(
-                "{s}, {} slots a block: fields at level {wdl_level} {wdl_bytes} bytes \\
-                 ({:.1} us a block), halved depths at level {halves_level} {halves_bytes} bytes \\
+                "{s}, {} slots a block: fields at level {wdl_level} {wdl_bytes} bytes \
+                 ({:.1} us a block), halved depths at level {halves_level} {halves_bytes} bytes \
                  ({:.1} us a block)",
                 1u32 << bits,
                 decompress_time(&wdl_frames),
                 decompress_time(&halves_frames)
             );
         }
+    }
+    // Writing: the win/draw/loss fields of 8,192-slot blocks compressed
+    // with one context per thread, as `table::format::write` does.
+    let fields: Vec<Vec<u8>> = codes
+        .chunks(1 << 13)
+        .map(|block| {
+            let mut f = vec![0u8; block.len().div_ceil(4)];
+            for (i, &c) in block.iter().enumerate() {
+                f[i / 4] |= split(c).0 << (2 * (i % 4));
+            }
+            f
+        })
+        .collect();
+    let raw: usize = fields.iter().map(Vec::len).sum();
+    for level in [3, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15] {
+        let mut c = zstd::bulk::Compressor::new(level).expect("zstd");
+        let t = Instant::now();
+        let bytes: usize = fields
+            .iter()
+            .map(|f| c.compress(f).expect("zstd").len())
+            .sum();
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "{s}, fields at level {level}: {bytes} bytes, compressed at {:.1} MB/s of raw fields",
+            raw as f64 / secs / 1e6
+        );
     }
 }
