@@ -35,6 +35,15 @@ fn decompress_time(frames: &[(Vec<u8>, usize)]) -> f64 {
     t.elapsed().as_secs_f64() * 1e6 / frames.len().max(1) as f64
 }
 
+/// The 2-bit fields of a block of codes, four to a byte.
+fn pack_fields(block: &[u16]) -> Vec<u8> {
+    let mut f = vec![0u8; block.len().div_ceil(4)];
+    for (i, &c) in block.iter().enumerate() {
+        f[i / 4] |= split(c).0 << (2 * (i % 4));
+    }
+    f
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if !(2..=3).contains(&args.len()) {
@@ -54,13 +63,8 @@ fn main() {
             let (mut wdl_bytes, mut halves_bytes) = (0, 0);
             let (mut wdl_frames, mut halves_frames) = (Vec::new(), Vec::new());
             for block in codes.chunks(1 << bits) {
-                let mut fields = vec![0u8; block.len().div_ceil(4)];
-                let mut halves = Vec::new();
-                for (i, &c) in block.iter().enumerate() {
-                    let (f, h) = split(c);
-                    fields[i / 4] |= f << (2 * (i % 4));
-                    halves.extend(h);
-                }
+                let fields = pack_fields(block);
+                let halves: Vec<u8> = block.iter().filter_map(|&c| split(c).1).collect();
                 let w = zstd::bulk::compress(&fields, wdl_level).expect("zstd");
                 let h = zstd::bulk::compress(&halves, halves_level).expect("zstd");
                 wdl_bytes += w.len();
@@ -81,18 +85,9 @@ fn main() {
             );
         }
     }
-    // Writing: the win/draw/loss fields of 8,192-slot blocks compressed
-    // with one context per thread, as `table::format::write` does.
-    let fields: Vec<Vec<u8>> = codes
-        .chunks(1 << 13)
-        .map(|block| {
-            let mut f = vec![0u8; block.len().div_ceil(4)];
-            for (i, &c) in block.iter().enumerate() {
-                f[i / 4] |= split(c).0 << (2 * (i % 4));
-            }
-            f
-        })
-        .collect();
+    // Writing: the win/draw/loss fields of 8,192-slot blocks, one reused
+    // context (`table::format::write` makes one a block, a little slower).
+    let fields: Vec<Vec<u8>> = codes.chunks(1 << 13).map(pack_fields).collect();
     let raw: usize = fields.iter().map(Vec::len).sum();
     for level in [3, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15] {
         let mut c = zstd::bulk::Compressor::new(level).expect("zstd");
