@@ -22,7 +22,7 @@ use crate::moves::blocked_draws;
 use crate::query::best_first;
 use crate::rules::{DoubleMill, Rules};
 use crate::solve::build::BuildError;
-use crate::solve::graph::{Step, for_each_step};
+use crate::solve::graph::{Removals, Step, for_each_step};
 use crate::solve::value::{Encoding, UNUSED, Value};
 use crate::solve::{Progress, SubspaceStats};
 use crate::table::{Table, TableFolder};
@@ -278,8 +278,8 @@ fn solve_subspace(
         crate::memory::huge_vec_with(index.slots() as usize, || AtomicU16::new(UNUSED));
     progress.phase("placing", mirror.orbits());
     (0..mirror.orbits()).into_par_iter().for_each_init(
-        || (Vec::new(), Batch::default()),
-        |(sets, batch), orbit| {
+        || (Removals::default(), Batch::default()),
+        |(removals, batch), orbit| {
             let mut prepared = None;
             let mut captured = [None; crate::geometry::MAX_POINTS];
             mirror.for_each_in_block(orbit, |_, them, us, canonical| {
@@ -296,7 +296,7 @@ fn solve_subspace(
                     (Some((qi, _)), Some(side)) if s.wh > 0 => Some(qi.placements(side, us)),
                     _ => None,
                 };
-                let moves = for_each_step(board, rules, us, them, s.wh, s.bh, sets, |step| {
+                let moves = for_each_step(board, rules, us, them, s.wh, s.bh, removals, |step| {
                     match step {
                         Step::Quiet(after) => {
                             // The child (them to move) is in the quiet table,

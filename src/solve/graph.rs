@@ -20,6 +20,54 @@ pub enum Step {
     Wins,
 }
 
+/// The removal sets one mill earns against an opponent, by removals
+/// earned, kept while the opponent (stones on the board and in hand) stays
+/// the same: the placing phase visits a whole block of positions against
+/// one opponent, so these are computed once per block instead of once per
+/// mill closed.
+#[derive(Default)]
+pub struct Removals {
+    them: PointSet,
+    them_hand: u8,
+    /// Bit `k`: `sets[k]` holds the sets for `k` removals.
+    known: u8,
+    sets: Vec<Vec<PointSet>>,
+}
+
+impl Removals {
+    /// The distinct sets that `k` removals may take from `them`.
+    #[inline]
+    fn get(
+        &mut self,
+        board: &Board,
+        rules: &Rules,
+        them: PointSet,
+        them_hand: u8,
+        k: u32,
+    ) -> &[PointSet] {
+        if (them, them_hand) != (self.them, self.them_hand) {
+            (self.them, self.them_hand, self.known) = (them, them_hand, 0);
+        }
+        let k = k as usize;
+        if self.sets.len() <= k {
+            self.sets.resize_with(k + 1, Vec::new);
+        }
+        if self.known & (1 << k) == 0 {
+            self.sets[k].clear();
+            removal_sets(
+                board,
+                rules,
+                them,
+                them_hand as u32,
+                k as u32,
+                &mut self.sets[k],
+            );
+            self.known |= 1 << k;
+        }
+        &self.sets[k]
+    }
+}
+
 /// Calls `f` for every move of `us` (to move, `us_hand` stones in hand)
 /// against `them` (`them_hand` in hand) and returns the number of moves. A
 /// side with stones in hand places them (and slides under Lasker rules);
@@ -34,7 +82,7 @@ pub fn for_each_step(
     them: PointSet,
     us_hand: u8,
     them_hand: u8,
-    sets: &mut Vec<PointSet>,
+    removals: &mut Removals,
     mut f: impl FnMut(Step),
 ) -> usize {
     if mill_ended(board, rules, them) {
@@ -58,9 +106,7 @@ pub fn for_each_step(
             f(Step::Quiet(after));
             return;
         }
-        sets.clear();
-        removal_sets(board, rules, them, them_hand as u32, k, sets);
-        for &r in sets.iter() {
+        for &r in removals.get(board, rules, them, them_hand, k) {
             *n += 1;
             let left = them.minus(r);
             f(if left.len() + (them_hand as u32) < 3 {

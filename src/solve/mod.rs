@@ -31,7 +31,7 @@ use crate::moves::blocked_draws;
 use crate::rules::Rules;
 pub use crate::table::SubspaceStats;
 use crate::table::Table;
-use graph::{Step, for_each_quiet_unmove, for_each_step};
+use graph::{Removals, Step, for_each_quiet_unmove, for_each_step};
 use rayon::prelude::*;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
@@ -253,10 +253,10 @@ impl Pair<'_> {
         us: PointSet,
         them: PointSet,
         children: &mut Vec<u64>,
-        sets: &mut Vec<PointSet>,
+        removals: &mut Removals,
     ) -> Outlook {
         let mut lookups = Vec::new();
-        let mut o = self.outlook_deferred(i, us, them, children, sets, &mut lookups);
+        let mut o = self.outlook_deferred(i, us, them, children, removals, &mut lookups);
         for (k, slot) in lookups {
             o.exit(self.exit_value(self.exits.value_at(k, slot)));
         }
@@ -272,7 +272,7 @@ impl Pair<'_> {
         us: PointSet,
         them: PointSet,
         children: &mut Vec<u64>,
-        sets: &mut Vec<PointSet>,
+        removals: &mut Removals,
         lookups: &mut Vec<(usize, u64)>,
     ) -> Outlook {
         let child_idx = &self.idx[self.other(i)];
@@ -309,7 +309,7 @@ impl Pair<'_> {
             them,
             us_hand,
             them_hand,
-            sets,
+            removals,
             |step| match step {
                 Step::Quiet(us2) if placed(us2) == 1 => {
                     let (k, _, table, _) = placing
@@ -347,8 +347,16 @@ impl Pair<'_> {
             let idx = &self.idx[i];
             let failure = std::sync::Mutex::new(None);
             (0..idx.orbits()).into_par_iter().for_each_init(
-                || (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new()),
-                |(children, sets, waiting, lookups, local), orbit| {
+                || {
+                    (
+                        Vec::new(),
+                        Removals::default(),
+                        Vec::new(),
+                        Vec::new(),
+                        Vec::new(),
+                    )
+                },
+                |(children, removals, waiting, lookups, local), orbit| {
                     // One shared update per block: a shared maximum updated
                     // per slot makes the cores fight over its cache line.
                     let mut max_code = 0;
@@ -359,7 +367,7 @@ impl Pair<'_> {
                             return;
                         }
                         let first = lookups.len();
-                        let o = self.outlook_deferred(i, us, them, children, sets, lookups);
+                        let o = self.outlook_deferred(i, us, them, children, removals, lookups);
                         moves += o.moves as u64;
                         waiting.push(Waiting {
                             slot,
@@ -534,8 +542,8 @@ impl Pair<'_> {
         let won = self.encoding.code_of(true, d + 1);
         let parts = (self.idx[o].slots() >> PART_BITS) as usize + 1;
         (0..parts).into_par_iter().for_each_init(
-            || (Vec::new(), Vec::new(), Vec::new()),
-            |(children, sets, local), part| {
+            || (Vec::new(), Removals::default(), Vec::new()),
+            |(children, removals, local), part| {
                 let mut max_code = 0;
                 for list in lists {
                     let group = list.group(part);
@@ -572,7 +580,7 @@ impl Pair<'_> {
                             let exits = summary.read().unwrap_or_else(|| {
                                 let (us, them) =
                                     self.idx[o].position(p as u64).expect("slot in range");
-                                let ex = self.outlook(o, us, them, children, sets);
+                                let ex = self.outlook(o, us, them, children, removals);
                                 (ex.exit_draw, ex.max_exit_win)
                             });
                             if let (false, max_exit_win) = exits {
