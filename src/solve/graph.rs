@@ -183,3 +183,55 @@ pub fn for_each_quiet_unmove(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cache answers what a fresh computation answers, while the
+    /// opponent, its hand and the removals earned change in every order.
+    #[test]
+    fn removals_match_fresh_sets() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for rules in [
+            "standard",
+            "twelve",
+            "standard,protection=strict,removals=2",
+        ] {
+            let rules: Rules = rules.parse().unwrap();
+            let board = rules.board();
+            let mut cache = Removals::default();
+            let mut seen: Vec<PointSet> = Vec::new();
+            for _ in 0..4000 {
+                // Mostly opponents seen before, each time with any hand, so
+                // that hits, misses and returns to an earlier opponent or
+                // hand all occur.
+                let them = if seen.is_empty() || next() % 4 == 0 {
+                    let mut them = PointSet(0);
+                    while them.len() < 3 + (next() % 4) as u32 {
+                        them = them.with(board.all.iter().nth((next() % 24) as usize).unwrap());
+                    }
+                    seen.push(them);
+                    them
+                } else {
+                    seen[(next() as usize) % seen.len()]
+                };
+                let hand = (next() % 3) as u8;
+                let k = 1 + (next() % 3) as u32;
+                let mut fresh = Vec::new();
+                removal_sets(board, &rules, them, hand as u32, k, &mut fresh);
+                assert_eq!(
+                    cache.get(board, &rules, them, hand, k),
+                    &fresh[..],
+                    "{rules}: {them:?} hand {hand}, {k} removals"
+                );
+            }
+        }
+    }
+}
