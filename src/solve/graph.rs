@@ -215,7 +215,13 @@ mod tests {
                 let them = if seen.is_empty() || next() % 4 == 0 {
                     let mut them = PointSet(0);
                     while them.len() < 3 + (next() % 4) as u32 {
-                        them = them.with(board.all.iter().nth((next() % 24) as usize).unwrap());
+                        them = them.with(
+                            board
+                                .all
+                                .iter()
+                                .nth((next() % board.all.len() as u64) as usize)
+                                .unwrap(),
+                        );
                     }
                     seen.push(them);
                     them
