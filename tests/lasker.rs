@@ -207,24 +207,56 @@ fn published_start_values() {
     }
 }
 
+/// The search that scores a repetition on its path as a draw (`verify`'s
+/// second method under Lasker rules) against the tables, on every class
+/// reachable from the start (one search and its transposition table for
+/// all of them, so that a result stored on one path and read on another
+/// is tested too) and from the starts of larger games.
 #[test]
-fn verify_graph_stops_at_its_limit() {
-    // The second method of `verify` holds the placing phase's graph in
-    // memory: past its limit it stops with an error, never a value.
-    let spec = "lasker,stones=3";
-    let rules: Rules = spec.parse().unwrap();
-    let db = build("limit", spec);
-    let tables = TableSet::open(&db, &rules);
-    let small = millbase::opening::OpeningSearch::new(&tables).with_graph_limit(1000);
-    assert!(small.value(&Position::start(&rules)).is_err());
-    assert!(small.graph_too_large());
-    let enough = millbase::opening::OpeningSearch::new(&tables).with_graph_limit(100_000);
-    assert_eq!(
-        enough.value(&Position::start(&rules)).unwrap(),
-        millbase::table::Wdl::Win
-    );
-    assert!(!enough.graph_too_large());
-    let _ = std::fs::remove_dir_all(db);
+fn repetition_search_matches_the_tables() {
+    for (spec, every) in [
+        ("lasker,stones=3", 1),
+        ("lasker,stones=4/3", 13),
+        ("six,stones=4,lasker=on", 1),
+        ("lasker,stones=4", 0),
+        ("lasker,stones=5/3", 0),
+    ] {
+        let rules: Rules = spec.parse().unwrap();
+        let db = build("repetition", spec);
+        let tables = TableSet::open(&db, &rules);
+        let search = millbase::opening::OpeningSearch::with_table_bits(&tables, 22);
+        let start = Position::start(&rules);
+        let positions: Vec<Position> = if every == 0 {
+            vec![start]
+        } else {
+            naive(&rules, &tables, &[start])
+                .into_iter()
+                .step_by(every)
+                .map(|(p, _)| p)
+                .collect()
+        };
+        let mut wrong = Vec::new();
+        for p in &positions {
+            let want = tables.probe_wdl(p).unwrap();
+            let got = search.value(p).unwrap();
+            if got != want {
+                wrong.push((p.board_string(&rules), want, got));
+            }
+        }
+        wrong.truncate(5);
+        assert!(wrong.is_empty(), "{spec}: {wrong:?}");
+        eprintln!(
+            "{spec}: {} positions, {} searched, longest path {}",
+            positions.len(),
+            search.nodes(),
+            search.longest_path()
+        );
+        assert!(
+            search.longest_path() > 0,
+            "{spec}: the search went below its roots"
+        );
+        let _ = std::fs::remove_dir_all(db);
+    }
 }
 
 fn placing_files(dir: &Path) -> Vec<(String, Vec<u8>)> {

@@ -184,8 +184,8 @@ fn by_search(
     let start_pos = Position::start(rules);
     if rules.lasker {
         println!(
-            "method 2: the placing phase's graph (cyclic under Lasker rules), generated forward \
-             from the start and solved on its own, moving-phase tables at the leaves"
+            "method 2: alpha-beta search over the placing phase, moving-phase tables at the leaves; \
+             its cycles (Lasker rules): a position repeated on the path is a draw"
         );
     } else {
         println!(
@@ -206,24 +206,16 @@ fn by_search(
     if hints {
         search = search.with_hints();
     }
-    if rules.lasker {
-        // The graph gets at most 60 % of the memory free now.
-        let free = millbase::memory::available_bytes().unwrap_or(u64::MAX / 2);
-        search = search.with_graph_limit(free / 10 * 6 / millbase::opening::GRAPH_BYTES_PER_CLASS);
-    }
-    let value = match with_spinner(&search, "value of the start", || search.value(&start_pos)) {
-        Err(e) if search.graph_too_large() => {
-            println!("  not available: {e}; the tables' method stands alone");
-            return Ok(None);
-        }
-        v => v.map_err(|e| CliError::probe(e, rules))?,
-    };
+    let value = with_spinner(&search, "value of the start", || search.value(&start_pos))
+        .map_err(|e| CliError::probe(e, rules))?;
     if rules.lasker {
         println!(
-            "  value of the start for White (to move): {}  ({} classes in the graph, {} moving-phase table probes)",
+            "  value of the start for White (to move): {}  ({} positions searched, {} moving-phase table probes, {} classes in the transposition table, longest path {} plies)",
             value.name().to_uppercase(),
             search.nodes(),
             search.probes(),
+            search.table_len(),
+            search.longest_path(),
         );
     } else {
         println!(

@@ -7,9 +7,9 @@
 //! proof of the value of the start needs, and it lets alpha-beta cut far
 //! more than a search for exact plies would.
 
-mod cyclic;
+mod repetition;
 
-pub use cyclic::GRAPH_BYTES_PER_CLASS;
+pub use repetition::MAX_PATH;
 mod tt;
 
 pub use tt::{Bounds, TranspositionTable, class_key};
@@ -21,7 +21,7 @@ use crate::query::{MoveValue, ProbeError, TableSet};
 use crate::rules::Rules;
 use crate::table::Wdl;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 /// Positions with at least this many plies left in the placing phase
 /// search their children in parallel (below it a subtree is too small to
@@ -29,8 +29,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 const PARALLEL_PLIES: u32 = 5;
 
 /// An alpha-beta search over the placing phase. Under Lasker rules the
-/// placing phase has cycles, and the values come from its graph instead
-/// (see [`OpeningSearch::cyclic_value`]).
+/// placing phase has cycles, and a position repeated on the path scores a
+/// draw (see `repetition.rs`).
 ///
 /// The search runs on the rayon thread pool: at positions near the root,
 /// after the first move (the one most likely to cut) has been searched
@@ -48,11 +48,8 @@ pub struct OpeningSearch<'a> {
     /// Whether placing-phase tables order the moves (never decide values).
     hints: bool,
     hint_probes: Counter,
-    /// Values of the classes solved as a graph (Lasker rules).
-    solved: std::sync::Mutex<cyclic::Solved>,
-    /// Most classes such a graph may hold, and whether one passed it.
-    graph_limit: u64,
-    graph_too_large: AtomicBool,
+    /// The longest path the search followed (under Lasker rules).
+    longest_path: AtomicU32,
 }
 
 fn score(w: Wdl) -> i8 {
@@ -95,10 +92,13 @@ impl Counter {
 impl<'a> OpeningSearch<'a> {
     /// A search reading the moving-phase tables of `tables`, with a
     /// transposition table sized for the rule set's stone count
-    /// (`8 << (11 + 2 N)` bytes, at most 4 GiB).
+    /// (`8 << (11 + 2 N)` bytes, 16 times that under Lasker rules, at most
+    /// 4 GiB).
     pub fn new(tables: &'a TableSet) -> OpeningSearch<'a> {
         let stones = tables.rules().max_stones() as u32;
-        OpeningSearch::with_table_bits(tables, (11 + 2 * stones).min(29))
+        // Slides during a Lasker placing phase reach far more classes.
+        let lasker = if tables.rules().lasker { 4 } else { 0 };
+        OpeningSearch::with_table_bits(tables, (11 + 2 * stones + lasker).min(29))
     }
 
     /// A search with a transposition table of `2^bits` slots of 8 bytes.
@@ -113,9 +113,7 @@ impl<'a> OpeningSearch<'a> {
             probes: Counter::default(),
             hints: false,
             hint_probes: Counter::default(),
-            solved: Default::default(),
-            graph_limit: u64::MAX,
-            graph_too_large: AtomicBool::new(false),
+            longest_path: AtomicU32::new(0),
         }
     }
 
@@ -128,6 +126,12 @@ impl<'a> OpeningSearch<'a> {
     pub fn with_hints(mut self) -> Self {
         self.hints = true;
         self
+    }
+
+    /// The longest path from a root that the search followed under Lasker
+    /// rules (cycles: slides during the placing phase), in plies.
+    pub fn longest_path(&self) -> u32 {
+        self.longest_path.load(Ordering::Relaxed)
     }
 
     /// Positions searched (interior nodes and leaves).
@@ -266,7 +270,7 @@ impl<'a> OpeningSearch<'a> {
     /// to move, which prunes far more than one search with the full window.
     pub fn value(&self, pos: &Position) -> Result<Wdl, ProbeError> {
         if self.rules.lasker {
-            return self.cyclic_value(pos);
+            return self.repetition_value(pos);
         }
         if self.search(pos, 0)? < 0 {
             return Ok(Wdl::Loss);
