@@ -192,7 +192,7 @@ fn by_search(
             "method 2: alpha-beta search over the placing phase, moving-phase tables at the leaves (Gasser)"
         );
     }
-    let hints = hints && !rules.lasker && tables.probe_wdl(&start_pos).is_ok();
+    let hints = hints && tables.probe_wdl(&start_pos).is_ok();
     println!(
         "  move order: {}",
         if hints {

@@ -199,10 +199,15 @@ impl OpeningSearch<'_> {
         moves.sort_by_cached_key(|m: &Move| {
             std::cmp::Reverse(((m.from.is_none() as u32) << 16) | move_promise(board, pos, m))
         });
-        // Where a draw is enough, a slide back to a position on the path
-        // settles it at once: the opponent's slides are answered by taking
-        // them back instead of by a path that may go round the whole
-        // phase.
+        // Placing tables, when there are any, may put a better move first
+        // (ordering only).
+        if self.hints {
+            self.order_by_hint(pos, &mut moves, beta);
+        }
+        // Where a draw is enough, a slide that brings back a position on
+        // the path settles it at once (when the opponent took back its
+        // slide, take back ours), instead of a path that may wander
+        // through the whole phase.
         if beta <= 0
             && let Some(i) = moves.iter().position(|m| {
                 m.from.is_some() && provisional.on_path.contains_key(&self.key(&pos.play(m)))
