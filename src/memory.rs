@@ -36,12 +36,3 @@ fn advise_huge(ptr: *const u8, len: usize) {
     #[cfg(not(target_os = "linux"))]
     let _ = (ptr, len);
 }
-
-/// Memory the system says it can give without swapping (`MemAvailable`
-/// of `/proc/meminfo`), if it says.
-pub fn available_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}

@@ -174,13 +174,14 @@ fn with_spinner<T>(search: &OpeningSearch, what: &str, work: impl FnOnce() -> T)
 }
 
 /// Method 2: Gasser's alpha-beta search over the placing phase, reading
-/// only the moving-phase tables at its leaves.
+/// only the moving-phase tables at its leaves (under Lasker rules a
+/// repetition on the path is a draw).
 fn by_search(
     tables: &TableSet,
     rules: &Rules,
     first: &[Move],
     hints: bool,
-) -> Result<Option<Outcome>, CliError> {
+) -> Result<Outcome, CliError> {
     let start_pos = Position::start(rules);
     if rules.lasker {
         println!(
@@ -254,10 +255,10 @@ fn by_search(
         line_text(rules, &line)
     );
     println!("  time: {:.3} s", t.elapsed().as_secs_f64());
-    Ok(Some(Outcome {
+    Ok(Outcome {
         start: value,
         first_moves,
-    }))
+    })
 }
 
 /// `millbase verify`.
@@ -277,7 +278,7 @@ pub fn verify_cmd(rules: &Rules, args: &VerifyArgs) -> Result<(), CliError> {
     let two = if args.method == Method::Tables {
         None
     } else {
-        by_search(&tables, rules, &first, !args.no_hints)?
+        Some(by_search(&tables, rules, &first, !args.no_hints)?)
     };
     let verdict = |w: Wdl| match w {
         Wdl::Win => "a win for White",
@@ -316,15 +317,9 @@ pub fn verify_cmd(rules: &Rules, args: &VerifyArgs) -> Result<(), CliError> {
                 verdict(a.start)
             );
         }
-        (Some(a), None) if args.method == Method::Tables => {
-            println!(
-                "the game is {} (by the tables alone, as asked)",
-                verdict(a.start)
-            );
-        }
         (Some(a), None) => {
             println!(
-                "the game is {} by the tables alone: the second method was not available",
+                "the game is {} (by the tables alone, as asked)",
                 verdict(a.start)
             );
         }

@@ -9,7 +9,6 @@
 
 mod repetition;
 
-pub use repetition::MAX_PATH;
 mod tt;
 
 pub use tt::{Bounds, TranspositionTable, class_key};
@@ -206,11 +205,8 @@ impl<'a> OpeningSearch<'a> {
         }
         let key = self.key(pos);
         let known = self.tt.get(key);
-        if known.lower >= beta {
-            return Ok(known.lower);
-        }
-        if known.upper < beta {
-            return Ok(known.upper);
+        if let Some(v) = known.decides(beta) {
+            return Ok(v);
         }
         let mut moves = Vec::with_capacity(32);
         legal_moves(pos, &self.rules, &mut moves);
@@ -253,13 +249,7 @@ impl<'a> OpeningSearch<'a> {
             }
             best
         };
-        let mut b = known;
-        if best >= beta {
-            b.lower = b.lower.max(best);
-        } else {
-            b.upper = b.upper.min(best);
-        }
-        self.tt.put(key, b);
+        self.tt.put(key, known.with_result(best, beta));
         Ok(best)
     }
 

@@ -32,7 +32,7 @@ use std::sync::atomic::Ordering;
 const FREE: u32 = u32::MAX;
 
 /// Deepest path the search follows before it gives up with an error.
-pub const MAX_PATH: u32 = 1_000_000;
+const MAX_PATH: u32 = 1_000_000;
 
 /// Stack of the threads running the search: room for [`MAX_PATH`] frames
 /// (a frame took 304 bytes in a release build; address space only, pages
@@ -159,22 +159,16 @@ impl OpeningSearch<'_> {
         }
         let key = self.key(pos);
         let known = self.tt.get(key);
-        if known.lower >= beta {
-            return Ok((known.lower, FREE));
-        }
-        if known.upper < beta {
-            return Ok((known.upper, FREE));
+        if let Some(v) = known.decides(beta) {
+            return Ok((v, FREE));
         }
         if let Some(&at) = provisional.on_path.get(&key) {
             return Ok((0, at));
         }
-        if let Some(&(b, low, _)) = provisional.entries.get(&key) {
-            if b.lower >= beta {
-                return Ok((b.lower, low));
-            }
-            if b.upper < beta {
-                return Ok((b.upper, low));
-            }
+        if let Some(&(b, low, _)) = provisional.entries.get(&key)
+            && let Some(v) = b.decides(beta)
+        {
+            return Ok((v, low));
         }
         if depth >= MAX_PATH {
             return Err(ProbeError::NotCovered(format!(
@@ -221,12 +215,9 @@ impl OpeningSearch<'_> {
         let mut best = -1;
         let mut low = FREE;
         for m in &moves {
-            let child =
-                self.search_with_repetitions(&pos.play(m), 1 - beta, depth + 1, provisional);
-            let Ok((v, l)) = child else {
-                provisional.on_path.remove(&key);
-                return child;
-            };
+            // On an error the whole search stops: the path needs no mending.
+            let (v, l) =
+                self.search_with_repetitions(&pos.play(m), 1 - beta, depth + 1, provisional)?;
             let v = -v;
             if v >= beta {
                 best = v;
@@ -237,12 +228,7 @@ impl OpeningSearch<'_> {
             low = low.min(l);
         }
         provisional.on_path.remove(&key);
-        let mut b = known;
-        if best >= beta {
-            b.lower = b.lower.max(best);
-        } else {
-            b.upper = b.upper.min(best);
-        }
+        let b = known.with_result(best, beta);
         // The mover needs a draw when testing "better than a loss?" (beta
         // 0), the other side when testing "a win?" (beta 1).
         let for_draw_side = if beta <= 0 { best >= beta } else { best < beta };

@@ -25,6 +25,29 @@ impl Bounds {
         lower: -1,
         upper: 1,
     };
+
+    /// The result of the null-window test below `beta` if these bounds
+    /// already give it.
+    pub fn decides(self, beta: i8) -> Option<i8> {
+        if self.lower >= beta {
+            Some(self.lower)
+        } else if self.upper < beta {
+            Some(self.upper)
+        } else {
+            None
+        }
+    }
+
+    /// These bounds narrowed by `result` of the null-window test below
+    /// `beta` (at or above it a lower bound, below it an upper bound).
+    pub fn with_result(mut self, result: i8, beta: i8) -> Bounds {
+        if result >= beta {
+            self.lower = self.lower.max(result);
+        } else {
+            self.upper = self.upper.min(result);
+        }
+        self
+    }
 }
 
 /// Keys use at most this many bits (the entry keeps 4 more for the bounds).
