@@ -6,7 +6,7 @@
 
 use crate::error::ParseError;
 use crate::geometry::{Board, Point, PointSet};
-use crate::moves::{Move, legal_moves};
+use crate::moves::{Move, legal_moves, next_counter};
 use crate::position::{Position, parse_board_string, parse_sanmill};
 use crate::rules::Rules;
 
@@ -64,14 +64,15 @@ fn parse_point(board: &Board, s: &str, token: &str) -> Result<(Point, Notation),
 
 /// Parses a removal token on its own (`xd2`, `x13`).
 pub fn parse_removal_token(board: &Board, token: &str) -> Option<Result<Point, ParseError>> {
-    let rest = token.strip_prefix('x')?;
+    let rest = token.strip_prefix(['x', 'X'])?;
     Some(parse_point(board, rest, token).map(|(p, _)| p))
 }
 
 impl MoveText {
     /// Parses `-2`, `-2x13`, `1-9x13`, `g7`, `g7xd2`, `d7-d6xd2`.
     pub fn parse(board: &Board, token: &str) -> Result<MoveText, ParseError> {
-        let mut parts = token.split('x');
+        // Coordinates are case-blind, so the removal mark is too.
+        let mut parts = token.split(['x', 'X']);
         let step = parts.next().unwrap_or("");
         let (from, to, mut notation) = match step.split_once('-') {
             Some(("", to)) => {
@@ -167,6 +168,11 @@ pub fn resolve_move(pos: &Position, rules: &Rules, text: &MoveText) -> Result<Mo
         )));
     }
     let wanted: PointSet = text.removed.iter().copied().collect();
+    if wanted.len() as usize != text.removed.len() {
+        return Err(ParseError::new(format!(
+            "move `{shown}` names a stone to remove twice"
+        )));
+    }
     if let Some(m) = same_step.iter().find(|m| m.removed == wanted) {
         return Ok(**m);
     }
@@ -198,7 +204,9 @@ pub struct PositionInput {
     /// Notation to print moves in.
     pub notation: Notation,
     /// The N-move counter (plies since the last mill in the moving phase),
-    /// when the input gave one: always below the rule's N.
+    /// when the input gave one or the moves were played under the rule:
+    /// below the rule's N, or N at a position where the game ended on the
+    /// ply that reached it.
     pub counter: Option<u16>,
 }
 
@@ -220,6 +228,9 @@ pub fn play_move_list(text: &str, rules: &Rules) -> Result<PositionInput, ParseE
     }
     let mut played = Vec::new();
     let mut notation = None;
+    // Plies since the last mill (or the end of the placing phase), under
+    // the N-move rule.
+    let mut counter = 0u16;
     let mut i = 0;
     while i < tokens.len() {
         let token = tokens[i];
@@ -242,15 +253,37 @@ pub fn play_move_list(text: &str, rules: &Rules) -> Result<PositionInput, ParseE
         let mv = resolve_move(&pos, rules, &mt).map_err(|e| {
             ParseError::new(format!("token {} (ply {}): {e}", i + 1, played.len() + 1))
         })?;
+        if let Some(n) = rules.nmove {
+            if counter >= n {
+                return Err(ParseError::new(format!(
+                    "token {} (ply {}): the game was drawn by the N-move rule ({n} plies without a mill) before this move",
+                    i + 1,
+                    played.len() + 1
+                )));
+            }
+            counter = next_counter(&pos, &mv, counter);
+        }
         pos = pos.play(&mv);
         played.push(mv);
         i += 1;
+    }
+    if let Some(n) = rules.nmove
+        && counter >= n
+    {
+        // A quiet move reaching N draws, unless it ended the game.
+        let mut replies = Vec::new();
+        legal_moves(&pos, rules, &mut replies);
+        if !replies.is_empty() {
+            return Err(ParseError::new(format!(
+                "the moves end the game in a draw by the N-move rule ({n} plies without a mill): there is no position left to query"
+            )));
+        }
     }
     Ok(PositionInput {
         position: pos,
         moves: played,
         notation: notation.unwrap_or_default(),
-        counter: None,
+        counter: rules.nmove.map(|_| counter),
     })
 }
 
@@ -365,6 +398,43 @@ mod tests {
         assert_eq!(b.notation, Notation::Points);
         assert_eq!(a.position.stones.black.len(), 1);
         assert_eq!(a.position.hand.black, 7);
+    }
+
+    #[test]
+    fn removal_marks_are_case_blind_and_name_a_stone_once() {
+        let r = Rules::STANDARD;
+        let a = play_move_list("A7 B6 D7 D6 G7XB6", &r).unwrap();
+        let b = play_move_list("a7 b6 d7 d6 g7 Xb6", &r).unwrap();
+        let c = play_move_list("a7 b6 d7 d6 g7xb6", &r).unwrap();
+        assert_eq!(a.position, c.position);
+        assert_eq!(b.position, c.position);
+        let e = play_move_list("a7 b6 d7 d6 g7xb6xb6", &r).unwrap_err();
+        assert!(e.to_string().contains("twice"), "{e}");
+    }
+
+    #[test]
+    fn move_lists_count_plies_under_the_n_move_rule() {
+        // Three stones each, no mill in the placing phase; then White
+        // a7-a4 and Black g7-d7, two quiet slides.
+        let moves = "a7 g7 a1 g1 d2 d6 a7-a4 g7-d7";
+        let at = |rules: &str, text: &str| play_move_list(text, &rules.parse().unwrap());
+        assert_eq!(at("standard,stones=3", moves).unwrap().counter, None);
+        assert_eq!(
+            at("standard,stones=3,nmove=3", moves).unwrap().counter,
+            Some(2)
+        );
+        assert_eq!(
+            at("standard,stones=3,nmove=3", "a7 g7 a1 g1 d2 d6")
+                .unwrap()
+                .counter,
+            Some(0)
+        );
+        // With N = 2 the second slide draws the game: nothing is left to
+        // query, and no move may follow.
+        let e = at("standard,stones=3,nmove=2", moves).unwrap_err();
+        assert!(e.to_string().contains("N-move rule"), "{e}");
+        let e = at("standard,stones=3,nmove=1", moves).unwrap_err();
+        assert!(e.to_string().contains("token 8 (ply 8)"), "{e}");
     }
 
     #[test]

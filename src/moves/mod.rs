@@ -54,6 +54,33 @@ pub fn removals_earned(rules: &Rules, mills: u32) -> u32 {
     }
 }
 
+/// Most stones one move can remove under `rules`: one move closes at most
+/// as many mills as the most lines through one point (two on the
+/// standard board, three at a corner of the diagonals board).
+pub fn most_removals(rules: &Rules) -> u8 {
+    let mills = match rules.double_mill {
+        DoubleMill::One => 1,
+        DoubleMill::PerMill => rules
+            .board()
+            .lines_through
+            .iter()
+            .map(Vec::len)
+            .max()
+            .unwrap_or(0) as u32,
+    };
+    removals_earned(rules, mills) as u8
+}
+
+/// The N-move counter after `mv` from `pos` at `counter`: reset by a mill
+/// and during the placing phase, else one more (`RULES.md` section 5).
+pub fn next_counter(pos: &Position, mv: &Move, counter: u16) -> u16 {
+    if !pos.is_moving_phase() || !mv.removed.is_empty() {
+        0
+    } else {
+        counter + 1
+    }
+}
+
 /// Whether the game is over because the side not to move, `last_mover`,
 /// has a full line under `mill=wins` (the side to move has lost).
 #[inline]

@@ -18,9 +18,9 @@ pub mod cyclic;
 
 use crate::geometry::PointSet;
 use crate::index::{Indexer, PreparedSide, Subspace, SubspaceIndex};
-use crate::moves::blocked_draws;
+use crate::moves::{blocked_draws, most_removals};
 use crate::query::best_first;
-use crate::rules::{DoubleMill, Rules};
+use crate::rules::Rules;
 use crate::solve::build::BuildError;
 use crate::solve::graph::{Removals, Step, for_each_step};
 use crate::solve::value::{Encoding, UNUSED, Value};
@@ -31,19 +31,6 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
-
-/// Most stones one move can remove under `rules` (two mills closed at
-/// once at most: a point lies on two lines).
-fn most_removals(rules: &Rules) -> u8 {
-    if rules.mill_wins() {
-        return 0;
-    }
-    rules.removals_per_mill
-        * match rules.double_mill {
-            DoubleMill::One => 1,
-            DoubleMill::PerMill => 2,
-        }
-}
 
 /// The subspaces a move from a position of `s` leads to, where the side
 /// then to move has not lost (at least 3 stones on the board and in hand).
@@ -443,6 +430,28 @@ mod tests {
             ]
         );
         assert_eq!(moving_exits(&rules), [Subspace::moving(3, 3)]);
+    }
+
+    #[test]
+    fn a_placement_on_the_diagonals_board_may_close_three_mills() {
+        // A corner of the diagonals board lies on three lines.
+        let per_mill: Rules = "twelve,double-mill=per-mill".parse().unwrap();
+        assert_eq!(most_removals(&per_mill), 3);
+        let s = Subspace {
+            w: 6,
+            b: 6,
+            wh: 1,
+            bh: 0,
+        };
+        assert!(child_subspaces(&per_mill, s).contains(&Subspace::moving(3, 7)));
+        let twice: Rules = "twelve,double-mill=per-mill,removals=2".parse().unwrap();
+        assert_eq!(most_removals(&twice), 6);
+        assert_eq!(most_removals(&"twelve".parse().unwrap()), 1);
+        assert_eq!(
+            most_removals(&"standard,double-mill=per-mill".parse().unwrap()),
+            2
+        );
+        assert_eq!(most_removals(&"three".parse().unwrap()), 0);
     }
 
     #[test]

@@ -124,6 +124,14 @@ impl Position {
                 (!to_move).name()
             ));
         }
+        // Removals stop once a side is down to fewer than 3 stones, so the
+        // side that lost that way keeps 2.
+        if pos.total(to_move) < 2 {
+            return err(format!(
+                "{} is to move with fewer than 2 stones: no game reaches this (removals stop when a side is down to 2)",
+                to_move.name()
+            ));
+        }
         Ok(pos)
     }
 

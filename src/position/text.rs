@@ -236,6 +236,8 @@ mod tests {
             ("......../......../........ b 9 9", "Black must hold"),
             ("WWWWWWWWWW......B....... b 0 0", "more than the 9"),
             ("WWW.................BB.. w 0 0", "fewer than 3"),
+            ("WWWW..............B..... b 0 0", "fewer than 2"),
+            ("WWWW.................... b 0 0", "fewer than 2"),
         ];
         for (text, needle) in cases {
             let e = parse_board_string(text, &r).unwrap_err().to_string();

@@ -6,6 +6,7 @@
 
 use super::{CounterValue, MoveValue, ProbeError, TableSet};
 use crate::error::ParseError;
+use crate::moves::next_counter;
 use crate::notation::{PositionInput, format_move, parse_counter, parse_position};
 use crate::position::Position;
 use crate::rules::Rules;
@@ -131,16 +132,6 @@ pub struct Answer {
     pub nmove: Option<RuleAnswer>,
     /// Every legal move, best first for the side to move.
     pub moves: Vec<MoveAnswer>,
-}
-
-/// The counter after `mv` from `pos` at `counter`: reset by a mill and
-/// during the placing phase, else one more.
-pub fn next_counter(pos: &Position, mv: &crate::moves::Move, counter: u16) -> u16 {
-    if !pos.is_moving_phase() || !mv.removed.is_empty() {
-        0
-    } else {
-        counter + 1
-    }
 }
 
 impl QueryTables {

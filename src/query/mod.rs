@@ -97,13 +97,17 @@ impl<B> BlockCache<B> {
         read: impl FnOnce(&mut B) -> T,
     ) -> Result<T, TableError> {
         let shard = self.shard(&key);
-        if let Some(b) = shard.lock().unwrap().get_mut(&key) {
+        if let Some(b) = shard
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_mut(&key)
+        {
             return Ok(read(b));
         }
         // Decompress outside the lock; two threads may both do it once.
         let mut block = load()?;
         let out = read(&mut block);
-        let mut map = shard.lock().unwrap();
+        let mut map = shard.lock().unwrap_or_else(|e| e.into_inner());
         if map.len() >= self.per_shard {
             // Evict an arbitrary half: hash order is as good as random here.
             let drop: Vec<BlockKey> = map.keys().take(self.per_shard / 2 + 1).copied().collect();
@@ -381,7 +385,7 @@ impl TableSet {
             .into_iter()
             .map(|mv| {
                 let child = pos.play(&mv);
-                let next = answer::next_counter(pos, &mv, counter);
+                let next = crate::moves::next_counter(pos, &mv, counter);
                 let value = if next >= n {
                     crate::moves::legal_moves(&child, &self.rules, &mut replies);
                     if replies.is_empty() {

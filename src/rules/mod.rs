@@ -366,7 +366,13 @@ impl Rules {
                 None => return bad(&Board::NAMES.join("|")),
             },
             "stones" => {
-                let count = |s: &str| s.parse::<u8>().ok().filter(|n| (3..=12).contains(n));
+                let count = |s: &str| {
+                    s.bytes()
+                        .all(|b| b.is_ascii_digit())
+                        .then(|| s.parse::<u8>().ok())
+                        .flatten()
+                        .filter(|n| (3..=12).contains(n))
+                };
                 let parsed = match value.split_once('/') {
                     None => count(value).map(both),
                     Some((w, b)) => count(w)
@@ -423,7 +429,9 @@ impl Rules {
                 self.nmove = match value {
                     "off" => None,
                     n => match n.parse::<u16>() {
-                        Ok(n) if (1..=Rules::MAX_NMOVE).contains(&n) => Some(n),
+                        Ok(n) if n.to_string() == value && (1..=Rules::MAX_NMOVE).contains(&n) => {
+                            Some(n)
+                        }
                         _ => return bad("off or a number of plies, 1..1000"),
                     },
                 }
@@ -508,13 +516,19 @@ impl Rules {
                 }
             };
         }
+        let mut seen = Vec::new();
         for part in rest {
             let Some((k, v)) = part.split_once('=') else {
                 return Err(RulesError(format!(
                     "`{part}`: expected key=value after the preset"
                 )));
             };
-            rules.set(k.trim(), v.trim())?;
+            let k = k.trim();
+            if seen.contains(&k) {
+                return Err(RulesError(format!("option `{k}` is given twice")));
+            }
+            seen.push(k);
+            rules.set(k, v.trim())?;
         }
         if rules.nmove.is_some() && rules.protection == Protection::Strict {
             return Err(RulesError(
@@ -536,6 +550,21 @@ impl fmt::Display for Rules {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_option_is_given_once_and_numbers_are_plain() {
+        for (text, needle) in [
+            ("standard,stones=5,stones=7", "given twice"),
+            ("standard,nmove=30,nmove=50", "given twice"),
+            ("standard,stones=+5", "expected stones="),
+            ("standard,nmove=+30", "expected nmove="),
+            ("standard,nmove=030", "expected nmove="),
+        ] {
+            let e = text.parse::<Rules>().unwrap_err().to_string();
+            assert!(e.contains(needle), "{text}: {e}");
+        }
+        assert!("standard,stones=5/3,nmove=30".parse::<Rules>().is_ok());
+    }
 
     #[test]
     fn presets_and_new_options() {

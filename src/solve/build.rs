@@ -4,6 +4,7 @@
 use super::{Exits, Progress, solve_pair};
 pub use crate::index::moving_subspaces;
 use crate::index::{Indexer, Subspace};
+use crate::moves::most_removals;
 use crate::rules::Rules;
 use crate::table::{SubspaceStats, TableError, TableFolder};
 use std::collections::BTreeSet;
@@ -51,10 +52,10 @@ fn pair_of(s: Subspace) -> PairId {
 
 /// The pairs whose tables a pair's captures read.
 fn dependencies(rules: &Rules, (w, b): PairId) -> Vec<PairId> {
-    let most = rules.removals_per_mill as u32 * 2;
+    let most = most_removals(rules);
     let mut out = Vec::new();
     for (x, y) in [(w, b), (b, w)] {
-        for k in 1..=most as u8 {
+        for k in 1..=most {
             if y >= k + 3 {
                 out.push(pair_of(Subspace::moving(y - k, x)));
             }

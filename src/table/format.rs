@@ -301,7 +301,9 @@ impl Halves {
         } else {
             u16::from_le_bytes([self.bytes[2 * rank], self.bytes[2 * rank + 1]])
         };
-        2 * h + 1 + win as u16
+        // Only a damaged (or forged) block holds a depth past the codes:
+        // it reads as an unused slot, which every reader reports.
+        (2 * h as u32 + 1 + win as u32).min(crate::solve::value::UNUSED as u32) as u16
     }
 }
 
