@@ -40,7 +40,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Bounds on what one request may ask.
 #[derive(Clone, Debug)]
@@ -120,7 +120,21 @@ struct AppState {
     catalog: Catalog,
     tables: Mutex<HashMap<String, Arc<QueryTables>>>,
     stats: Mutex<HashMap<String, Arc<StatsAnswer>>>,
+    /// Held while statistics are computed: one computation at a time, so
+    /// that requests for several rule sets cannot pile up table decodes.
+    stats_running: Mutex<()>,
+    /// Permits for jobs on the blocking pool; a job keeps its permit until
+    /// it ends, even past its request's time limit, so that slow requests
+    /// cannot pile up threads.
+    jobs: Arc<tokio::sync::Semaphore>,
 }
+
+/// Blocking jobs at once, per core.
+const JOBS_PER_CORE: usize = 4;
+
+/// Rule sets whose tables (each with its own block cache) are kept open at
+/// once; past it one is closed (requests holding it keep it until done).
+const OPEN_RULE_SETS: usize = 16;
 
 /// A JSON error with its status.
 #[derive(Debug)]
@@ -197,6 +211,10 @@ fn router_with(options: ServeOptions, catalog: Catalog) -> Router {
         catalog,
         tables: Mutex::new(HashMap::new()),
         stats: Mutex::new(HashMap::new()),
+        stats_running: Mutex::new(()),
+        jobs: Arc::new(tokio::sync::Semaphore::new(
+            JOBS_PER_CORE * std::thread::available_parallelism().map_or(1, |n| n.get()),
+        )),
     });
     let api = Router::new()
         .route("/api/v1/rules", get(rules_handler))
@@ -310,6 +328,15 @@ fn params(raw: Option<String>) -> HashMap<String, String> {
 }
 
 impl AppState {
+    /// The statistics of rule set `key` (canonical text), if made.
+    fn cached_stats(&self, key: &str) -> Option<Arc<StatsAnswer>> {
+        self.stats
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .cloned()
+    }
+
     /// The rule set named by `rules=` (default `standard`) and its shared
     /// tables, opened on first use.
     fn tables(&self, p: &HashMap<String, String>) -> Result<Arc<QueryTables>, ApiError> {
@@ -322,7 +349,12 @@ impl AppState {
         }
         let rules: Rules = spec.parse().map_err(|e| ApiError::bad(format!("{e}")))?;
         let key = rules.canonical();
-        if let Some(t) = self.tables.lock().unwrap().get(&key) {
+        if let Some(t) = self
+            .tables
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
             return Ok(t.clone());
         }
         let folder = TableFolder::new(&self.options.db, &rules);
@@ -337,7 +369,12 @@ impl AppState {
             ));
         }
         let t = Arc::new(QueryTables::open(&self.options.db, &rules));
-        self.tables.lock().unwrap().insert(key, t.clone());
+        let mut open = self.tables.lock().unwrap_or_else(|e| e.into_inner());
+        if open.len() >= OPEN_RULE_SETS {
+            let drop = open.keys().next().cloned();
+            drop.map(|k| open.remove(&k));
+        }
+        open.insert(key, t.clone());
         Ok(t)
     }
 
@@ -365,20 +402,39 @@ impl AppState {
 }
 
 /// Runs `f` on the blocking pool within `limit`.
-async fn blocking<T: Send + 'static>(
-    limit: Duration,
-    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    match tokio::time::timeout(limit, tokio::task::spawn_blocking(f)).await {
-        Err(_) => Err(ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!("the request took longer than {} s", limit.as_secs_f64()),
-        )),
-        Ok(Err(e)) => Err(ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("internal error: {e}"),
-        )),
-        Ok(Ok(r)) => r,
+impl AppState {
+    /// Runs `f` on the blocking pool once a job permit is free, answering
+    /// 503 if that and the job take longer than `limit`; `f` is given the
+    /// deadline, for work that can stop early.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        limit: Duration,
+        f: impl FnOnce(Instant) -> Result<T, ApiError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let deadline = Instant::now() + limit;
+        let jobs = self.jobs.clone();
+        let run = async move {
+            let permit = jobs
+                .acquire_owned()
+                .await
+                .expect("the job semaphore is never closed");
+            tokio::task::spawn_blocking(move || {
+                let _permit = permit;
+                f(deadline)
+            })
+            .await
+        };
+        match tokio::time::timeout(limit, run).await {
+            Err(_) => Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("the request took longer than {} s", limit.as_secs_f64()),
+            )),
+            Ok(Err(e)) => Err(ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("internal error: {e}"),
+            )),
+            Ok(Ok(r)) => r,
+        }
     }
 }
 
@@ -407,14 +463,15 @@ async fn query_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) 
         Err(e) => return e.into_response(),
     };
     let counter = p.get("counter").cloned();
-    let result = blocking(s.options.limits.request_time, move || {
-        let rules = *tables.rules();
-        tables
-            .probe_text(&text, counter.as_deref())
-            .map(|a| a.to_answer(&rules))
-            .map_err(ApiError::query)
-    })
-    .await;
+    let result = s
+        .blocking(s.options.limits.request_time, move |_| {
+            let rules = *tables.rules();
+            tables
+                .probe_text(&text, counter.as_deref())
+                .map(|a| a.to_answer(&rules))
+                .map_err(ApiError::query)
+        })
+        .await;
     reply(result)
 }
 
@@ -467,33 +524,37 @@ async fn batch_handler(
         )
         .into_response();
     }
-    let result = blocking(limits.request_time, move || {
-        let rules = *tables.rules();
-        let out: Vec<BatchItem> = lines
-            .par_iter()
-            .map(|line| {
-                let r = if line.len() > limits.position_bytes {
-                    Err(format!(
-                        "position longer than {} bytes",
-                        limits.position_bytes
-                    ))
-                } else {
-                    tables
-                        .probe_text(line, None)
-                        .map_err(|e| ApiError::query(e).message)
-                };
-                match r {
-                    Ok(a) => BatchItem::Answer(Box::new(a.to_answer(&rules))),
-                    Err(error) => BatchItem::Error {
-                        input: line.clone(),
-                        error,
-                    },
-                }
-            })
-            .collect();
-        Ok(out)
-    })
-    .await;
+    let result = s
+        .blocking(limits.request_time, move |deadline| {
+            let rules = *tables.rules();
+            let out: Vec<BatchItem> = lines
+                .par_iter()
+                .map(|line| {
+                    let r = if Instant::now() > deadline {
+                        // The answer is dropped anyway: stop probing.
+                        Err("not probed: the batch took longer than its time limit".into())
+                    } else if line.len() > limits.position_bytes {
+                        Err(format!(
+                            "position longer than {} bytes",
+                            limits.position_bytes
+                        ))
+                    } else {
+                        tables
+                            .probe_text(line, None)
+                            .map_err(|e| ApiError::query(e).message)
+                    };
+                    match r {
+                        Ok(a) => BatchItem::Answer(Box::new(a.to_answer(&rules))),
+                        Err(error) => BatchItem::Error {
+                            input: line.clone(),
+                            error,
+                        },
+                    }
+                })
+                .collect();
+            Ok(out)
+        })
+        .await;
     reply(result)
 }
 
@@ -513,18 +574,19 @@ async fn line_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) -
         }
     };
     let counter = p.get("counter").cloned();
-    let result = blocking(s.options.limits.request_time, move || {
-        let rules = *tables.rules();
-        let first = tables
-            .probe_text(&text, counter.as_deref())
-            .map_err(ApiError::query)?;
-        let line = tables.best_line(&first, max).map_err(ApiError::query)?;
-        Ok(line
-            .iter()
-            .map(|p| p.to_answer(&rules))
-            .collect::<Vec<Answer>>())
-    })
-    .await;
+    let result = s
+        .blocking(s.options.limits.request_time, move |_| {
+            let rules = *tables.rules();
+            let first = tables
+                .probe_text(&text, counter.as_deref())
+                .map_err(ApiError::query)?;
+            let line = tables.best_line(&first, max).map_err(ApiError::query)?;
+            Ok(line
+                .iter()
+                .map(|p| p.to_answer(&rules))
+                .collect::<Vec<Answer>>())
+        })
+        .await;
     reply(result)
 }
 
@@ -536,18 +598,32 @@ async fn stats_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) 
     };
     let rules = *tables.rules();
     let key = rules.canonical();
-    if let Some(a) = s.stats.lock().unwrap().get(&key) {
-        return ok_json(&**a);
+    if let Some(a) = s.cached_stats(&key) {
+        return ok_json(&*a);
     }
     let (db, state) = (s.options.db.clone(), s.clone());
     // Kept by the blocking job itself: one that outlives its request's
     // time limit still serves the next request.
-    let result = blocking(s.options.limits.stats_time, move || {
-        let a = Arc::new(stats_of(&db, &rules).map_err(|e| ApiError::query(QueryError::Table(e)))?);
-        state.stats.lock().unwrap().insert(key, a.clone());
-        Ok(a)
-    })
-    .await;
+    let result = s
+        .blocking(s.options.limits.stats_time, move |_| {
+            let _one_at_a_time = state
+                .stats_running
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            // A request that waited may find its answer made meanwhile.
+            if let Some(a) = state.cached_stats(&key) {
+                return Ok(a);
+            }
+            let a =
+                Arc::new(stats_of(&db, &rules).map_err(|e| ApiError::query(QueryError::Table(e)))?);
+            state
+                .stats
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(key, a.clone());
+            Ok(a)
+        })
+        .await;
     match result {
         Ok(a) => ok_json(&*a),
         Err(e) => e.into_response(),
