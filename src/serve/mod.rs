@@ -370,9 +370,10 @@ impl AppState {
         }
         let t = Arc::new(QueryTables::open(&self.options.db, &rules));
         let mut open = self.tables.lock().unwrap_or_else(|e| e.into_inner());
-        if open.len() >= OPEN_RULE_SETS {
-            let drop = open.keys().next().cloned();
-            drop.map(|k| open.remove(&k));
+        if open.len() >= OPEN_RULE_SETS
+            && let Some(k) = open.keys().next().cloned()
+        {
+            open.remove(&k);
         }
         open.insert(key, t.clone());
         Ok(t)
