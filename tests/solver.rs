@@ -132,7 +132,15 @@ fn compare(spec: &str, target: &str, subspaces: &[(u32, u32)]) {
         &rules,
         &BuildOptions {
             db: &db,
-            subspaces: vec![target.parse().unwrap()],
+            // Every compared subspace is a target: under `mill=wins` no
+            // capture links them, so 4-3 alone would not build 3-3.
+            subspaces: std::iter::once(target.parse().unwrap())
+                .chain(
+                    subspaces
+                        .iter()
+                        .map(|&(w, b)| Subspace::moving(w as u8, b as u8)),
+                )
+                .collect(),
             level: millbase::table::DEFAULT_LEVEL,
         },
         &NoProgress,
