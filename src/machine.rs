@@ -83,7 +83,7 @@ pub fn measure(duration: Duration) -> MachineFigure {
                 for _ in 0..ROUND {
                     let i = ring[k] as usize;
                     let j = next();
-                    crate::solve::prefetch(&array[j as usize]);
+                    crate::memory::prefetch(&array[j as usize]);
                     ring[k] = j;
                     k = (k + 1) % AHEAD;
                     let cell = &array[i];

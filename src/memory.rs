@@ -36,3 +36,17 @@ fn advise_huge(ptr: *const u8, len: usize) {
     #[cfg(not(target_os = "linux"))]
     let _ = (ptr, len);
 }
+
+/// Asks the processor to bring `x` into cache ahead of its use.
+#[inline(always)]
+pub(crate) fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing and cannot fault; the pointer comes
+    // from a reference, so it is valid anyway.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}

@@ -415,9 +415,9 @@ fn placing_tables_are_shared_by_every_stone_count_of_a_board() {
     assert!(out.status.success(), "{log}");
     let four: Rules = "standard,stones=4".parse().unwrap();
     let four_three: Rules = "standard,stones=4/3".parse().unwrap();
-    let shared: Vec<Subspace> = millbase::placing::placing_subspaces(&four_three)
+    let shared: Vec<Subspace> = millbase::index::placing_subspaces(&four_three)
         .into_iter()
-        .filter(|s| millbase::placing::placing_subspaces(&four).contains(s))
+        .filter(|s| millbase::index::placing_subspaces(&four).contains(s))
         .collect();
     assert!(shared.len() >= 3, "{shared:?}");
     assert!(

@@ -5,7 +5,7 @@
 
 use millbase::Rules;
 use millbase::index::{Indexer, moving_subspaces};
-use millbase::placing::placing_subspaces;
+use millbase::index::placing_subspaces;
 
 fn main() {
     let spec = std::env::args().nth(1).unwrap_or_else(|| "standard".into());

@@ -218,7 +218,7 @@ pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
     // Under the N-move rule the pure game's moving phase is built first.
     let total = total * (1 + rules.nmove.is_some() as u64)
         + if placing {
-            millbase::placing::placing_slots(rules)
+            millbase::index::placing_slots(rules)
         } else {
             0
         };
@@ -325,7 +325,7 @@ pub fn stats_cmd(rules: &Rules, args: &StatsArgs) -> Result<(), CliError> {
     let folder = TableFolder::new(&args.db, rules);
     let dir = folder.moving_dir();
     let mut all = moving_subspaces(rules);
-    all.extend(millbase::placing::placing_subspaces(rules));
+    all.extend(millbase::index::placing_subspaces(rules));
     let present: Vec<Subspace> = all.into_iter().filter(|&s| folder.exists(s)).collect();
     if present.is_empty() {
         return Err(CliError {

@@ -72,7 +72,7 @@ fn print_check(r: &SubspaceCheck) {
 /// `millbase check`.
 pub fn check_cmd(rules: &Rules, args: &CheckArgs) -> Result<(), CliError> {
     super::use_threads(args.threads)?;
-    let placing = millbase::placing::placing_subspaces(rules);
+    let placing = millbase::index::placing_subspaces(rules);
     let mut all = moving_subspaces(rules);
     all.extend(&placing);
     let subspaces: Vec<Subspace> = if args.subspaces.is_empty() {

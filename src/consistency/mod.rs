@@ -15,7 +15,7 @@ use crate::geometry::PointSet;
 use crate::index::{Indexer, Subspace, SubspaceIndex};
 use crate::moves::{blocked_draws, legal_moves};
 use crate::position::{ByColor, Color, Position};
-use crate::query::best_first;
+use crate::solve::value::best_first;
 use crate::rules::Rules;
 use crate::solve::value::{Encoding, Value};
 use crate::table::{Table, TableError, TableFolder};
@@ -126,7 +126,7 @@ pub fn check_subspaces(
 fn children_subspaces(rules: &Rules, s: Subspace) -> Vec<Subspace> {
     let mut out = vec![s];
     if !s.is_moving() {
-        out.extend(crate::placing::child_subspaces(rules, s));
+        out.extend(crate::index::child_subspaces(rules, s));
         return out;
     }
     // After a move the opponent is to move with `b` stones or fewer

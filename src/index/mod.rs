@@ -18,7 +18,10 @@ pub mod check;
 mod subspace;
 mod tables;
 
-pub use subspace::{Subspace, moving_subspaces};
+pub use subspace::{
+    Subspace, all_subspaces, child_subspaces, moving_exits, moving_subspaces, placing_slots,
+    placing_subspaces,
+};
 pub use tables::{BINOMIAL, binomial};
 
 use crate::geometry::{Board, PointSet};

@@ -7,6 +7,7 @@
 
 mod unmoves;
 
+pub use crate::rules::mill_ended;
 pub use unmoves::unmoves;
 
 use crate::geometry::{Board, Point, PointSet};
@@ -81,12 +82,6 @@ pub fn next_counter(pos: &Position, mv: &Move, counter: u16) -> u16 {
     }
 }
 
-/// Whether the game is over because the side not to move, `last_mover`,
-/// has a full line under `mill=wins` (the side to move has lost).
-#[inline]
-pub fn mill_ended(board: &Board, rules: &Rules, last_mover: PointSet) -> bool {
-    rules.mill_wins() && board.has_mill(last_mover)
-}
 
 /// Whether a side to move without a legal move draws instead of losing:
 /// the placing phase ended with every point occupied under

@@ -11,7 +11,7 @@
 //! board, so every exit is on disk when its pair starts; the moving-phase
 //! tables, where every game ends up, come first.
 
-use super::{child_subspaces, placing_subspaces};
+use crate::index::{child_subspaces, placing_subspaces};
 use crate::index::{Indexer, Subspace};
 use crate::rules::Rules;
 use crate::solve::build::{BuildError, describe_pair};

@@ -17,113 +17,19 @@
 pub mod cyclic;
 
 use crate::geometry::PointSet;
-use crate::index::{Indexer, PreparedSide, Subspace, SubspaceIndex};
+use crate::index::{Indexer, PreparedSide, Subspace, SubspaceIndex, child_subspaces, placing_subspaces};
 use crate::moves::{blocked_draws, most_removals};
-use crate::query::best_first;
 use crate::rules::Rules;
 use crate::solve::build::BuildError;
 use crate::solve::graph::{Removals, Step, for_each_step};
-use crate::solve::value::{Encoding, UNUSED, Value};
+use crate::solve::value::{Encoding, UNUSED, Value, best_first};
 use crate::solve::{Progress, SubspaceStats};
 use crate::table::{Table, TableFolder};
 use rayon::prelude::*;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
-
-/// The subspaces a move from a position of `s` leads to, where the side
-/// then to move has not lost (at least 3 stones on the board and in hand).
-/// The first is the one without a removal. A side with stones in hand
-/// places one (and under Lasker rules may instead move a stone on the
-/// board: those children follow); a side without (unequal hands: the other
-/// side still holds stones) moves a stone on the board.
-pub fn child_subspaces(rules: &Rules, s: Subspace) -> Vec<Subspace> {
-    let mut out = Vec::new();
-    if s.is_moving() {
-        return out;
-    }
-    let kinds: &[u8] = match (s.wh > 0, rules.lasker && s.w > 0) {
-        (false, _) => &[0],
-        (true, false) => &[1],
-        (true, true) => &[1, 0],
-    };
-    for &placed in kinds {
-        for k in 0..=most_removals(rules) {
-            // A removal needs a mill: three of the mover's stones after the move.
-            if k > s.b || (k > 0 && s.w + placed < 3) {
-                break;
-            }
-            let c = Subspace {
-                w: s.b - k,
-                b: s.w + placed,
-                wh: s.bh,
-                bh: s.wh - placed,
-            };
-            if c.w + c.wh >= 3 {
-                out.push(c);
-            }
-        }
-    }
-    out
-}
-
-/// Every placing-phase subspace that a game from the start reaches (both
-/// sides with at least 3 stones, someone with stones in hand), children
-/// before parents: the order in which they are built.
-pub fn placing_subspaces(rules: &Rules) -> Vec<Subspace> {
-    let start = Subspace {
-        w: 0,
-        b: 0,
-        wh: rules.stones.white,
-        bh: rules.stones.black,
-    };
-    let mut seen = BTreeSet::from([start]);
-    let mut todo = vec![start];
-    while let Some(s) = todo.pop() {
-        // Under Lasker rules a subspace is solved with its twin, whose
-        // table is made too.
-        let twin = rules.lasker.then(|| s.twin());
-        for c in child_subspaces(rules, s).into_iter().chain(twin) {
-            if !c.is_moving() && seen.insert(c) {
-                todo.push(c);
-            }
-        }
-    }
-    let mut out: Vec<Subspace> = seen.into_iter().collect();
-    if rules.lasker {
-        // Placements lower the stones in hand, captures the stones on the
-        // board: a pair's exits come before it. Twins are neighbours.
-        out.sort_by_key(|s| {
-            (
-                s.wh + s.bh,
-                s.w + s.b,
-                s.w.max(s.b),
-                s.wh.max(s.bh),
-                *s.max(&s.twin()),
-            )
-        });
-        return out;
-    }
-    // Fewer stones in hand first; a side without stones in hand moves on
-    // the board into the same layer, so it comes after that layer's
-    // placements; within a layer neighbours share children.
-    out.sort_by_key(|s| (s.wh + s.bh, s.wh == 0, s.w, s.b));
-    out
-}
-
-/// The moving-phase subspaces the placing phase of `rules` ends in.
-pub fn moving_exits(rules: &Rules) -> Vec<Subspace> {
-    let mut out = BTreeSet::new();
-    for s in placing_subspaces(rules) {
-        out.extend(
-            child_subspaces(rules, s)
-                .into_iter()
-                .filter(|c| c.is_moving()),
-        );
-    }
-    out.into_iter().collect()
-}
 
 /// The children's tables of one subspace, by the number of stones removed.
 struct Children<'a> {
@@ -318,7 +224,7 @@ fn solve_subspace(
                     best = Some(Value::Draw);
                 }
                 let slot = index.slot(us, them);
-                crate::solve::prefetch(&codes[slot as usize]);
+                crate::memory::prefetch(&codes[slot as usize]);
                 batch.pending.push(Pending {
                     slot,
                     best,
@@ -350,15 +256,6 @@ pub struct PlacingReport {
     pub computed: usize,
     /// Subspaces found finished on disk.
     pub skipped: usize,
-}
-
-/// Slots of every placing subspace of `rules`.
-pub fn placing_slots(rules: &Rules) -> u64 {
-    let indexer = Indexer::for_board(rules.board());
-    placing_subspaces(rules)
-        .iter()
-        .map(|s| indexer.subspace(s.w, s.b).slots())
-        .sum()
 }
 
 /// Builds the placing-phase tables of `rules` (resuming what is on disk).

@@ -107,7 +107,7 @@ impl Position {
                 }
             ));
         }
-        if crate::moves::mill_ended(board, rules, stones[to_move]) {
+        if crate::rules::mill_ended(board, rules, stones[to_move]) {
             return err(format!(
                 "{} is to move with a line of its own: under mill=wins the game ended when it was closed",
                 to_move.name()

@@ -19,7 +19,7 @@ pub mod answer;
 use crate::index::{Indexer, Subspace};
 use crate::position::Position;
 use crate::rules::Rules;
-use crate::solve::value::{Encoding, Value};
+use crate::solve::value::{Encoding, Value, best_first};
 use crate::table::{
     CodeLayout, FieldCode, Halves, MappedTable, TableError, TableFolder, Wdl, WdlBlock,
 };
@@ -188,7 +188,7 @@ impl TableSet {
     /// Like [`TableSet::open`], keeping at most `blocks` decompressed blocks.
     pub fn with_cache(db: &Path, rules: &Rules, blocks: usize) -> TableSet {
         let moving = stone_counts(rules) * stone_counts(rules);
-        let placing: FastMap<Subspace, usize> = crate::placing::placing_subspaces(rules)
+        let placing: FastMap<Subspace, usize> = crate::index::placing_subspaces(rules)
             .into_iter()
             .enumerate()
             .map(|(i, s)| (s, moving + i))
@@ -485,16 +485,6 @@ pub struct MoveValue {
     pub mv: crate::moves::Move,
     /// Its value for the mover.
     pub value: Value,
-}
-
-/// Orders values best first for the side to move: the fastest win, then
-/// draws, then the slowest loss.
-pub fn best_first(v: &Value) -> (u8, i64) {
-    match *v {
-        Value::Win(d) => (0, d as i64),
-        Value::Draw => (1, 0),
-        Value::Loss(d) => (2, -(d as i64)),
-    }
 }
 
 impl TableSet {

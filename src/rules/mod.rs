@@ -8,7 +8,7 @@
 //! preset (used for directory names).
 
 use crate::color::{ByColor, Color};
-use crate::geometry::Board;
+use crate::geometry::{Board, PointSet};
 use std::fmt;
 use std::str::FromStr;
 
@@ -545,6 +545,13 @@ impl fmt::Display for Rules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.short_name())
     }
+}
+
+/// Whether the game is over because the side not to move, `last_mover`,
+/// has a full line under `mill=wins` (the side to move has lost).
+#[inline]
+pub fn mill_ended(board: &Board, rules: &Rules, last_mover: PointSet) -> bool {
+    rules.mill_wins() && board.has_mill(last_mover)
 }
 
 #[cfg(test)]

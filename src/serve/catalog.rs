@@ -8,7 +8,7 @@
 
 use crate::geometry::Board;
 use crate::index::moving_subspaces;
-use crate::placing::placing_subspaces;
+use crate::index::placing_subspaces;
 use crate::rules::Rules;
 use crate::table::{MappedTable, TableFolder};
 use serde::Serialize;

@@ -640,7 +640,7 @@ pub fn stats_of(db: &Path, rules: &Rules) -> Result<StatsAnswer, TableError> {
             .map(|s| ("moving", s))
             .collect();
     subs.extend(
-        crate::placing::placing_subspaces(rules)
+        crate::index::placing_subspaces(rules)
             .into_iter()
             .map(|s| ("placing", s)),
     );

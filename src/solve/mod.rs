@@ -26,7 +26,7 @@ pub mod value;
 
 use crate::geometry::{Board, PointSet};
 use crate::index::{Indexer, Subspace, SubspaceIndex};
-use crate::memory::huge_vec_with;
+use crate::memory::{huge_vec_with, prefetch};
 use crate::moves::blocked_draws;
 use crate::rules::Rules;
 pub use crate::table::SubspaceStats;
@@ -649,19 +649,6 @@ impl ExitSummary {
     }
 }
 
-/// Asks the processor to bring `x` into cache ahead of its use.
-#[inline(always)]
-pub(crate) fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing and cannot fault; the pointer comes
-    // from a reference, so it is valid anyway.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
 
 /// Destination parts of 2^18 slots: a part's values and counts (768 KB)
 /// stay in a core's cache while its updates are applied.

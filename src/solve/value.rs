@@ -254,6 +254,16 @@ impl Encoding {
     }
 }
 
+/// Orders values best first for the side to move: the fastest win, then
+/// draws, then the slowest loss.
+pub fn best_first(v: &Value) -> (u8, i64) {
+    match *v {
+        Value::Win(d) => (0, d as i64),
+        Value::Draw => (1, 0),
+        Value::Loss(d) => (2, -(d as i64)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -147,7 +147,7 @@ impl Table {
     pub fn prefetch(&self, slot: u64) {
         let i = slot as usize * self.width as usize;
         if i < self.data.len() {
-            crate::solve::prefetch(&self.data[i]);
+            crate::memory::prefetch(&self.data[i]);
         }
     }
 
