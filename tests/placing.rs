@@ -5,7 +5,8 @@ mod common;
 
 use millbase::index::{Indexer, Subspace};
 use millbase::moves::legal_moves;
-use millbase::query::{ProbeError, TableSet, best_first};
+use millbase::query::{ProbeError, TableSet};
+use millbase::solve::value::best_first;
 use millbase::rules::{FullBoard, MillRule};
 use millbase::solve::value::Value;
 use millbase::{ByColor, Color, PointSet, Position, Rules};

@@ -313,6 +313,7 @@ pub fn build_placing(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::moving_exits;
 
     #[test]
     fn placing_subspaces_of_three_stones() {
