@@ -13,8 +13,8 @@
 //! assert_eq!(perft(&Position::start(&rules), &rules, 2), 24 * 23);
 //! ```
 
+pub mod build;
 pub mod color;
-pub mod consistency;
 pub mod error;
 pub mod geometry;
 pub mod index;
@@ -22,7 +22,6 @@ pub mod machine;
 pub mod memory;
 pub mod moves;
 pub mod notation;
-pub mod opening;
 pub mod placing;
 pub mod position;
 pub mod query;
@@ -31,6 +30,7 @@ pub mod rules;
 pub mod serve;
 pub mod solve;
 pub mod table;
+pub mod verify;
 
 pub use error::ParseError;
 pub use geometry::{Board, Point, PointSet};

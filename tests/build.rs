@@ -2,7 +2,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -10,10 +10,8 @@ fn millbase() -> Command {
     Command::new(env!("CARGO_BIN_EXE_millbase"))
 }
 
-fn temp_db(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("millbase-build-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+fn temp_db(name: &str) -> common::TempDir {
+    common::TempDir::new(&format!("build-{name}"))
 }
 
 fn build(db: &Path, threads: &str, subspaces: &str) {
@@ -143,9 +141,6 @@ fn one_or_two_threads_and_an_interrupted_run_give_the_same_bytes() {
         .filter(|(n, _)| !n.ends_with(".tmp"))
         .collect();
     assert_eq!(repaired, reference);
-    for d in [one, two, killed] {
-        let _ = std::fs::remove_dir_all(d);
-    }
 }
 
 /// The output of `stats --json` for the standard tables under `db`.
@@ -239,7 +234,6 @@ fn stats_json_has_the_documented_fields() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("millbase build"));
-    let _ = std::fs::remove_dir_all(db);
 }
 
 #[test]
@@ -307,5 +301,4 @@ fn query_answers_from_the_tables_and_refuses_what_it_cannot() {
         e.contains("0-0-9-9.mbt") && e.contains("millbase build"),
         "{e}"
     );
-    let _ = std::fs::remove_dir_all(db);
 }

@@ -6,7 +6,7 @@ use millbase::Rules;
 use millbase::index::Subspace;
 use millbase::solve::value::{UNUSED, Value};
 use millbase::table::TableFolder;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 use common::run as millbase;
@@ -19,9 +19,8 @@ fn text(out: &Output) -> String {
     )
 }
 
-fn fresh_db(name: &str, rules: &str, subspaces: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("millbase-check-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+fn fresh_db(name: &str, rules: &str, subspaces: &str) -> common::TempDir {
+    let dir = common::TempDir::new(&format!("check-{name}"));
     let out = millbase(&[
         "build",
         "--rules",
@@ -54,7 +53,6 @@ fn check_passes_on_sound_tables_of_several_rule_sets() {
             t.contains("checked 4 tables") && t.contains("all consistent"),
             "{t}"
         );
-        let _ = std::fs::remove_dir_all(db);
     }
 }
 
@@ -106,7 +104,6 @@ fn check_finds_a_wrong_value_a_wrong_depth_and_a_wrong_draw() {
         assert_eq!(out.status.code(), Some(1), "{what}: {t}");
         assert!(t.contains("INCONSISTENT"), "{what}: {t}");
         assert!(t.contains(&format!("slot {slot} ")), "{what}: {t}");
-        let _ = std::fs::remove_dir_all(db);
     }
 }
 
@@ -138,7 +135,6 @@ fn check_and_info_report_a_damaged_block() {
     assert_eq!(out.status.code(), Some(1), "{t}");
     assert!(t.contains("3-4.mbt is corrupt"), "{t}");
     assert!(!t.contains("panicked"), "{t}");
-    let _ = std::fs::remove_dir_all(db);
 }
 
 #[test]
@@ -168,7 +164,6 @@ fn tables_of_another_format_version_are_refused_and_rebuilt() {
         std::fs::read(&path).unwrap() == before,
         "rebuilt bytes differ"
     );
-    let _ = std::fs::remove_dir_all(db);
 }
 
 /// `tests/data/format2/three`: the whole of three men's morris, built by
@@ -176,8 +171,7 @@ fn tables_of_another_format_version_are_refused_and_rebuilt() {
 #[test]
 fn format_2_tables_read_as_the_same_values_as_format_3() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format2");
-    let db = std::env::temp_dir().join(format!("millbase-check-{}-format3", std::process::id()));
-    let _ = std::fs::remove_dir_all(&db);
+    let db = common::TempDir::new("check-format3");
     let out = millbase(&["build", "--rules", "three", "--db", db.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
     let rules: Rules = "three".parse().unwrap();
@@ -218,11 +212,13 @@ fn format_2_tables_read_as_the_same_values_as_format_3() {
     ]);
     assert!(text(&q).contains("win in 9"), "{}", text(&q));
     for (db, says) in [
-        (&fixture, "format 2, every slot's code: 7 tables"),
-        (&db, "format 3, decisive slots' halved depths: 7 tables"),
+        (fixture.as_path(), "format 2, every slot's code: 7 tables"),
+        (
+            db.path(),
+            "format 3, decisive slots' halved depths: 7 tables",
+        ),
     ] {
         let info = millbase(&["info", "--rules", "three", "--db", db.to_str().unwrap()]);
         assert!(text(&info).contains(says), "{}", text(&info));
     }
-    let _ = std::fs::remove_dir_all(db);
 }

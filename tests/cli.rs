@@ -216,7 +216,7 @@ fn every_board_in_every_position_command() {
 
 #[test]
 fn three_mens_morris_through_every_table_command() {
-    let db = common::build_db("cli", "three", "three");
+    let db = common::build_db("cli-three", "three");
     let d = db.to_str().unwrap();
     let o = millbase(&["query", "--rules", "three", "--db", d, "--json", "start"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -256,7 +256,6 @@ fn three_mens_morris_through_every_table_command() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("board=three"), "{}", stderr(&o));
-    let _ = std::fs::remove_dir_all(db);
 }
 
 #[test]
@@ -304,7 +303,7 @@ fn a_full_board_under_full_board_draw_is_shown_as_a_draw() {
 fn unequal_hands_that_fill_the_board_build_and_query() {
     // 5 + 4 stones on the 9 points of three men's morris: the table
     // family is `stones=5` (both sides), which alone would not fit.
-    let db = common::build_db("cli", "hands", "three,stones=5/4");
+    let db = common::build_db("cli-hands", "three,stones=5/4");
     let d = db.to_str().unwrap();
     let o = millbase(&[
         "query",
@@ -322,12 +321,11 @@ fn unequal_hands_that_fill_the_board_build_and_query() {
     assert!(stdout(&o).contains("all consistent"), "{}", stdout(&o));
     let o = millbase(&["info", "--db", d]);
     assert!(o.status.success(), "{}", stdout(&o));
-    let _ = std::fs::remove_dir_all(db);
 }
 
 #[test]
 fn info_finds_tables_in_the_wrong_place() {
-    let db = common::build_db("cli", "misplaced", "standard,stones=4");
+    let db = common::build_db("cli-misplaced", "standard,stones=4");
     let d = db.to_str().unwrap();
     assert!(millbase(&["info", "--db", d]).status.success());
     let std = db.join("standard");
@@ -348,12 +346,11 @@ fn info_finds_tables_in_the_wrong_place() {
     let o = millbase(&["info", "--db", d]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).contains("not this folder's"), "{}", stdout(&o));
-    let _ = std::fs::remove_dir_all(db);
 }
 
 #[test]
 fn a_batch_line_that_is_not_utf8_fails_alone() {
-    let db = common::build_db("cli", "utf8", "three");
+    let db = common::build_db("cli-utf8", "three");
     let d = db.to_str().unwrap();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_millbase"))
         .args(["query", "--rules", "three", "--db", d, "--json", "-"])
@@ -379,5 +376,4 @@ fn a_batch_line_that_is_not_utf8_fails_alone() {
     assert!(lines[2]["error"].as_str().unwrap().contains("UTF-8"));
     assert_eq!(lines[0], lines[3]);
     assert!(stderr(&o).contains("line 3"), "{}", stderr(&o));
-    let _ = std::fs::remove_dir_all(db);
 }

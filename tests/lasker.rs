@@ -12,10 +12,10 @@ use millbase::solve::value::Value;
 use millbase::{Color, Position, Rules};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn build(tag: &str, rules: &str) -> PathBuf {
-    common::build_db("lasker", tag, rules)
+fn build(tag: &str, rules: &str) -> common::TempDir {
+    common::build_db(&format!("lasker-{tag}"), rules)
 }
 
 /// A class key of a placing-phase position: the canonical stones of the
@@ -156,7 +156,6 @@ fn every_position_matches_naive() {
         let tables = TableSet::open(&db, &rules);
         let n = compare(&rules, &tables, &[Position::start(&rules)]);
         assert!(n > at_least, "{spec}: {n} classes");
-        let _ = std::fs::remove_dir_all(db);
     }
 }
 
@@ -172,7 +171,6 @@ fn sampled_four_stone_positions_match_naive() {
         .collect();
     let n = compare(&rules, &tables, &roots);
     assert!(n > 10_000, "{n} classes");
-    let _ = std::fs::remove_dir_all(db);
 }
 
 /// Gevay and Danner 2015, Table III (Lasker morris, White to move, stones
@@ -197,13 +195,11 @@ fn published_start_values() {
         // Both methods of `verify` agree (the smaller games: the search of
         // method 2 takes 17 s on 4/4).
         if !matches!(stones, "3" | "4/3") {
-            let _ = std::fs::remove_dir_all(db);
             continue;
         }
         let out = common::run_ok(&["verify", "--rules", &spec, "--db", db.to_str().unwrap()]);
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("both methods agree"), "{spec}: {text}");
-        let _ = std::fs::remove_dir_all(db);
     }
 }
 
@@ -224,7 +220,7 @@ fn repetition_search_matches_the_tables() {
         let rules: Rules = spec.parse().unwrap();
         let db = build("repetition", spec);
         let tables = TableSet::open(&db, &rules);
-        let search = millbase::opening::OpeningSearch::with_table_bits(&tables, 22);
+        let search = millbase::verify::OpeningSearch::with_table_bits(&tables, 22);
         let start = Position::start(&rules);
         let positions: Vec<Position> = if every == 0 {
             vec![start]
@@ -255,7 +251,6 @@ fn repetition_search_matches_the_tables() {
             search.longest_path() > 0,
             "{spec}: the search went below its roots"
         );
-        let _ = std::fs::remove_dir_all(db);
     }
 }
 
@@ -270,8 +265,7 @@ fn a_killed_build_resumes_to_the_same_bytes() {
     let dir = millbase::table::TableFolder::new(&db, &spec.parse().unwrap()).dir();
     let before = placing_files(&dir);
     // Kill a fresh build once it has written some placing tables.
-    let again = db.with_extension("again");
-    let _ = std::fs::remove_dir_all(&again);
+    let again = common::TempDir::new("lasker-resume-again");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_millbase"))
         .args(["build", "--rules", spec, "--db", again.to_str().unwrap()])
         .stderr(std::process::Stdio::null())
@@ -291,8 +285,6 @@ fn a_killed_build_resumes_to_the_same_bytes() {
     // Leftover temporary files are never taken for tables.
     let after = placing_files(&dir2);
     assert_eq!(after, before, "after a kill with {partial} files written");
-    let _ = std::fs::remove_dir_all(db);
-    let _ = std::fs::remove_dir_all(again);
 }
 
 #[test]
@@ -326,7 +318,6 @@ fn check_passes_and_finds_a_planted_error() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains(&format!("slot {slot} ")), "{text}");
-    let _ = std::fs::remove_dir_all(db);
 }
 
 #[test]
@@ -347,7 +338,6 @@ fn query_lists_slides_during_placing() {
         "placements listed"
     );
     assert_eq!(moves[0].value, tables.probe(&pos).unwrap());
-    let _ = std::fs::remove_dir_all(db);
 }
 
 #[test]
@@ -365,5 +355,4 @@ fn the_n_move_rule_combines_with_lasker() {
         text.contains("both methods agree: the game is a draw"),
         "{text}"
     );
-    let _ = std::fs::remove_dir_all(db);
 }

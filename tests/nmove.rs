@@ -10,8 +10,6 @@ mod common;
 use millbase::index::{Indexer, Subspace};
 use millbase::moves::legal_moves;
 use millbase::query::RuleDraw;
-use millbase::solve::NoProgress;
-use millbase::solve::build::{BuildOptions, build};
 use millbase::solve::value::{Encoding, Value};
 use millbase::table::TableFolder;
 use millbase::{ByColor, Color, PointSet, Position, Rules};
@@ -116,19 +114,11 @@ fn naive(n: u32, groups: &[Graph]) -> HashMap<(u32, u32), Vec<Wdl>> {
 }
 
 /// Builds the moving-phase tables 3-3, 4-3 and 3-4 of `rules` into a
-/// fresh folder `db`.
-fn build_4_3(rules: &Rules, db: &std::path::Path) {
-    let _ = std::fs::remove_dir_all(db);
-    build(
-        rules,
-        &BuildOptions {
-            db,
-            subspaces: vec!["4-3".parse().unwrap()],
-            level: millbase::table::DEFAULT_LEVEL,
-        },
-        &NoProgress,
-    )
-    .unwrap();
+/// fresh folder, removed when the handle is dropped.
+fn build_4_3(rules: &Rules, name: &str) -> common::TempDir {
+    let db = common::TempDir::new(name);
+    common::build_tables(&db, rules, &["4-3"]);
+    db
 }
 
 fn compare(base: &str) {
@@ -144,12 +134,7 @@ fn compare(base: &str) {
 }
 
 fn check_tables(spec: &str, rules: &Rules, n: u32, want: &HashMap<(u32, u32), Vec<Wdl>>) {
-    let db = std::env::temp_dir().join(format!(
-        "millbase-nmove-{}-{}",
-        std::process::id(),
-        spec.replace([',', '='], "-")
-    ));
-    build_4_3(rules, &db);
+    let db = build_4_3(rules, &format!("nmove-{spec}"));
     let folder = TableFolder::new(&db, rules);
     let pure = TableFolder::new(&db, &rules.pure());
     let indexer = Indexer::for_board(rules.board());
@@ -190,7 +175,6 @@ fn check_tables(spec: &str, rules: &Rules, n: u32, want: &HashMap<(u32, u32), Ve
     if n == 10 {
         assert!(cursed > 0, "{spec}: cursed wins exist for N = 10");
     }
-    let _ = std::fs::remove_dir_all(&db);
 }
 
 #[test]
@@ -209,8 +193,7 @@ fn the_last_ply_before_the_counter_runs_out() {
     // without a move wins, any other quiet move reaches N and draws.
     let spec = "standard,flying=off,nmove=10";
     let rules: Rules = spec.parse().unwrap();
-    let db = std::env::temp_dir().join(format!("millbase-nmove-boundary-{}", std::process::id()));
-    build_4_3(&rules, &db);
+    let db = build_4_3(&rules, "nmove-boundary");
     let tables = millbase::query::TableSet::open(&db, &rules);
     let idx = Indexer::for_board(rules.board()).subspace(4, 3);
     let (mut mills, mut blocks, mut quiet, mut by_counter) = (0, 0, 0, 0);
@@ -281,13 +264,12 @@ fn the_last_ply_before_the_counter_runs_out() {
         mills > 100 && blocks > 0 && quiet > 100 && by_counter > 100,
         "{mills} {blocks} {quiet} {by_counter}"
     );
-    let _ = std::fs::remove_dir_all(&db);
 }
 
 #[test]
 fn every_command_under_the_rule() {
     let spec = "standard,stones=4,nmove=10";
-    let db = common::build_db("nmove", "cli", spec);
+    let db = common::build_db("nmove-cli", spec);
     let d = db.to_str().unwrap();
     let run = |args: &[&str]| {
         let mut all = vec![args[0], "--rules", spec, "--db", d];
@@ -371,5 +353,4 @@ fn every_command_under_the_rule() {
     let o = run(&["query", "--json", &format!("{gasser} 3")]);
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(o.status.success() && j["pure"].is_null(), "{}", text(&o));
-    let _ = std::fs::remove_dir_all(db);
 }

@@ -6,17 +6,17 @@ mod common;
 use millbase::index::{Indexer, Subspace};
 use millbase::moves::legal_moves;
 use millbase::query::{ProbeError, TableSet};
-use millbase::solve::value::best_first;
 use millbase::rules::{FullBoard, MillRule};
 use millbase::solve::value::Value;
+use millbase::solve::value::best_first;
 use millbase::{ByColor, Color, PointSet, Position, Rules};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::run as millbase;
 
-fn build(tag: &str, rules: &str) -> PathBuf {
-    common::build_db("placing", tag, rules)
+fn build(tag: &str, rules: &str) -> common::TempDir {
+    common::build_db(&format!("placing-{tag}"), rules)
 }
 
 /// Plain minimax with plies over the exact positions (no symmetry, no
@@ -75,7 +75,6 @@ fn three_stones_every_placing_position_matches_naive_search() {
     let n = compare_memo(&tables, &memo);
     assert!(n > 100_000, "the whole placing tree: {n} positions");
     assert!(matches!(start, Value::Win(_)), "{start:?}");
-    let _ = std::fs::remove_dir_all(db);
 }
 
 #[test]
@@ -107,7 +106,6 @@ fn four_stones_sampled_positions_match_naive_search() {
             moves[0].value,
             tables.probe(&Position::start(&rules)).unwrap()
         );
-        let _ = std::fs::remove_dir_all(db);
     }
 }
 
@@ -147,7 +145,6 @@ fn other_boards_and_unequal_hands_match_naive_search() {
         let moves = tables.probe_moves(&start).unwrap();
         assert_eq!(moves.len(), rules.board().size as usize, "{spec}");
         assert_eq!(moves[0].value, tables.probe(&start).unwrap(), "{spec}");
-        let _ = std::fs::remove_dir_all(db);
     }
 }
 
@@ -179,7 +176,6 @@ fn the_last_placement_filling_the_board_draws_or_wins_by_the_rule() {
         }
         assert!(found > 0, "{spec}: no position found");
         compare_memo(&tables, &memo);
-        let _ = std::fs::remove_dir_all(db);
     }
 }
 
@@ -211,7 +207,6 @@ fn values_and_check(tag: &str, spec: &str, cases: &[(&str, Value)], naive_too: b
         "{spec}: {}",
         String::from_utf8_lossy(&out.stdout)
     );
-    let _ = std::fs::remove_dir_all(db);
 }
 
 #[test]
@@ -256,7 +251,6 @@ fn published_start_values() {
             *want,
             "{spec}"
         );
-        let _ = std::fs::remove_dir_all(db);
     }
 }
 
@@ -340,7 +334,6 @@ fn verify_methods_agree_and_a_tampered_table_is_caught() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains(&format!("slot {slot} ")), "{text}");
-    let _ = std::fs::remove_dir_all(db);
 }
 
 #[test]
@@ -365,7 +358,6 @@ fn positions_no_game_reaches_get_a_clear_error() {
         }
         other => panic!("{other:?}"),
     }
-    let _ = std::fs::remove_dir_all(db);
 }
 
 fn placing_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
@@ -396,7 +388,6 @@ fn placing_build_resumes_and_rebuilds_damaged_tables() {
         "{log}"
     );
     assert_eq!(placing_files(&dir), before);
-    let _ = std::fs::remove_dir_all(db);
 }
 
 #[test]
@@ -431,6 +422,4 @@ fn placing_tables_are_shared_by_every_stone_count_of_a_board() {
         let b = std::fs::read(alone.join("standard").join(&name)).unwrap();
         assert!(a == b, "{name} differs");
     }
-    let _ = std::fs::remove_dir_all(both);
-    let _ = std::fs::remove_dir_all(alone);
 }

@@ -21,8 +21,7 @@ const NMOVE: &str = "standard,stones=4,nmove=10";
 fn db() -> &'static Path {
     static DB: OnceLock<PathBuf> = OnceLock::new();
     DB.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("millbase-serve-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = common::TempDir::new("serve").leak();
         for rules in [GAME, "three", NMOVE] {
             common::run_ok(&["build", "--rules", rules, "--db", dir.to_str().unwrap()]);
         }
@@ -435,8 +434,7 @@ fn sixty_four_concurrent_requests() {
 
 #[test]
 fn a_damaged_table_is_a_500_with_its_name() {
-    let dir = std::env::temp_dir().join(format!("millbase-serve-bad-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::TempDir::new("serve-bad");
     common::run_ok(&["build", "--rules", "three", "--db", dir.to_str().unwrap()]);
     let file = dir.join("three").join("0-0-3-3.mbt");
     let mut bytes = std::fs::read(&file).unwrap();
@@ -461,7 +459,6 @@ fn a_damaged_table_is_a_500_with_its_name() {
     );
     assert_eq!(r.status, 200, "{}", r.text());
     s.stop().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -10,17 +10,30 @@ use millbase::notation::parse_position;
 use millbase::query::TableSet;
 use millbase::rules::{FullBoard, MillRule};
 use millbase::solve::NoProgress;
-use millbase::solve::build::{BuildOptions, build};
 use millbase::solve::value::Value;
 use millbase::{PointSet, Rules};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::path::PathBuf;
 
-fn temp_db(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("millbase-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+fn temp_db(name: &str) -> common::TempDir {
+    common::TempDir::new(name)
+}
+
+/// Builds the moving-phase `subspaces` of `rules` (and what they need) into
+/// `db` through the library.
+fn build_moving(
+    rules: &Rules,
+    db: &std::path::Path,
+    subspaces: Vec<Subspace>,
+) -> millbase::build::BuildReport {
+    let options = millbase::build::BuildOptions {
+        subspaces,
+        placing: false,
+        ..Default::default()
+    };
+    millbase::build::Build::plan(&millbase::table::TableFolder::new(db, rules), &options)
+        .and_then(|b| b.run(&NoProgress))
+        .unwrap()
 }
 
 use common::Images;
@@ -131,19 +144,14 @@ fn naive_values(rules: &Rules, subspaces: &[(u32, u32)]) -> HashMap<(u32, u32), 
 fn compare(spec: &str, subspaces: &[(u32, u32)]) {
     let rules: Rules = spec.parse().unwrap();
     let db = temp_db(&spec.replace([',', '='], "_"));
-    build(
+    build_moving(
         &rules,
-        &BuildOptions {
-            db: &db,
-            subspaces: subspaces
-                .iter()
-                .map(|&(w, b)| Subspace::moving(w as u8, b as u8))
-                .collect(),
-            level: millbase::table::DEFAULT_LEVEL,
-        },
-        &NoProgress,
-    )
-    .unwrap();
+        &db,
+        subspaces
+            .iter()
+            .map(|&(w, b)| Subspace::moving(w as u8, b as u8))
+            .collect(),
+    );
     let naive = naive_values(&rules, subspaces);
     let indexer = Indexer::for_board(rules.board());
     let mut per_sub: HashMap<(u32, u32), u64> = HashMap::new();
@@ -170,7 +178,6 @@ fn compare(spec: &str, subspaces: &[(u32, u32)]) {
             "{spec} {s}: class count"
         );
     }
-    let _ = std::fs::remove_dir_all(&db);
 }
 
 const SMALL: &[(u32, u32)] = &[(3, 3), (4, 3), (3, 4)];
@@ -225,16 +232,7 @@ fn a_full_board_draws_or_loses_by_the_rule() {
     ] {
         let rules: Rules = spec.parse().unwrap();
         let db = temp_db(&spec.replace([',', '='], "_"));
-        let report = build(
-            &rules,
-            &BuildOptions {
-                db: &db,
-                subspaces: vec!["8-8".parse().unwrap()],
-                level: millbase::table::DEFAULT_LEVEL,
-            },
-            &NoProgress,
-        )
-        .unwrap();
+        let report = build_moving(&rules, &db, vec!["8-8".parse().unwrap()]);
         let s = &report.stats[0];
         let n = s.positions;
         assert!(n > 100, "{spec}: {n}");
@@ -242,7 +240,6 @@ fn a_full_board_draws_or_loses_by_the_rule() {
             Value::Draw => assert_eq!(s.draws, n, "{spec}"),
             _ => assert_eq!((s.losses, s.longest_loss), (n, Some(0)), "{spec}"),
         }
-        let _ = std::fs::remove_dir_all(&db);
     }
 }
 
@@ -252,16 +249,7 @@ fn twelve_mens_moving_phase_published_figures() {
     // 16 plies in 3-3, 23 in 3-4, 22 in 4-3, 19 in 4-4; 3-3 has no draws.
     let rules = Rules::TWELVE;
     let db = temp_db("twelve-figures");
-    let report = build(
-        &rules,
-        &BuildOptions {
-            db: &db,
-            subspaces: vec!["4-4".parse().unwrap()],
-            level: millbase::table::DEFAULT_LEVEL,
-        },
-        &NoProgress,
-    )
-    .unwrap();
+    let report = build_moving(&rules, &db, vec!["4-4".parse().unwrap()]);
     let stats = millbase::table::TableFolder::new(&db, &rules)
         .stats_of(&["3-3", "3-4", "4-3", "4-4"].map(|s| s.parse().unwrap()))
         .unwrap();
@@ -272,23 +260,13 @@ fn twelve_mens_moving_phase_published_figures() {
     assert_eq!(longest, [16, 23, 22, 19]);
     assert_eq!(stats[0].draws, 0);
     assert!(report.stats.iter().any(|s| s.subspace == "4-4"));
-    let _ = std::fs::remove_dir_all(&db);
 }
 
 #[test]
 fn gasser_example_and_3_3_figures() {
     let rules = Rules::STANDARD;
     let db = temp_db("gasser");
-    let report = build(
-        &rules,
-        &BuildOptions {
-            db: &db,
-            subspaces: vec!["3-3".parse().unwrap()],
-            level: millbase::table::DEFAULT_LEVEL,
-        },
-        &NoProgress,
-    )
-    .unwrap();
+    let report = build_moving(&rules, &db, vec!["3-3".parse().unwrap()]);
     let s = &report.stats[0];
     // White d7 g7 g1, Black a4 g4 d5, Black to move: lost in 26, the longest.
     let pos = parse_position(".WWBW..B/......../.B...... b 0 0", &rules)
@@ -299,5 +277,4 @@ fn gasser_example_and_3_3_figures() {
     assert_eq!(s.longest_loss, Some(26));
     let share = s.wins as f64 / s.positions as f64;
     assert!((0.825..0.835).contains(&share), "3-3 wins: {share}");
-    let _ = std::fs::remove_dir_all(&db);
 }

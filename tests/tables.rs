@@ -2,13 +2,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::run as millbase;
 
-fn fresh_db(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("millbase-tables-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+fn fresh_db(name: &str) -> common::TempDir {
+    let dir = common::TempDir::new(&format!("tables-{name}"));
     let out = millbase(&["build", "--db", dir.to_str().unwrap(), "--subspaces", "4-3"]);
     assert!(out.status.success());
     dir
@@ -121,7 +120,6 @@ fn every_kind_of_bad_table_is_refused() {
         damage(&db, f);
         let e = query_error(&db, "standard");
         assert!(e.contains(needle) && e.contains("3-3.mbt"), "{what}: {e}");
-        let _ = std::fs::remove_dir_all(db);
     }
 }
 
@@ -132,7 +130,6 @@ fn a_table_of_another_subspace_is_refused() {
     std::fs::copy(dir.join("3-4.mbt"), dir.join("3-3.mbt")).unwrap();
     let e = query_error(&db, "standard");
     assert!(e.contains("holds subspace 3-4"), "{e}");
-    let _ = std::fs::remove_dir_all(db);
 }
 
 #[test]
@@ -144,7 +141,6 @@ fn a_missing_table_names_the_file_and_the_build_command() {
         e.contains("3-3.mbt is missing") && e.contains("millbase build --rules standard"),
         "{e}"
     );
-    let _ = std::fs::remove_dir_all(db);
 }
 
 #[test]
@@ -159,7 +155,6 @@ fn a_table_of_other_rules_is_refused() {
         e.contains("built for rules") && e.contains("flying=3"),
         "{e}"
     );
-    let _ = std::fs::remove_dir_all(db);
 }
 
 #[test]
@@ -212,5 +207,4 @@ fn a_ten_stone_build_reuses_the_nine_stone_tables() {
         "4-3",
     ]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("all consistent"));
-    let _ = std::fs::remove_dir_all(db);
 }

@@ -3,16 +3,16 @@
 mod common;
 
 use millbase::moves::legal_moves;
-use millbase::opening::{OpeningSearch, wdl_of};
 use millbase::query::TableSet;
 use millbase::solve::value::Value;
+use millbase::verify::{OpeningSearch, wdl_of};
 use millbase::{Position, Rules};
 use std::collections::HashMap;
-use std::path::PathBuf;
+
 use std::process::Command;
 
-fn build(tag: &str, rules: &str) -> PathBuf {
-    common::build_db("verify", tag, rules)
+fn build(tag: &str, rules: &str) -> common::TempDir {
+    common::build_db(&format!("verify-{tag}"), rules)
 }
 
 type Key = (u32, u32, u8, u8, bool);
@@ -117,7 +117,6 @@ fn search_agrees_with_naive_minimax() {
     let db = build("search", "standard,stones=3");
     let tables = TableSet::open(&db, &rules);
     agree(&rules, &tables, &Position::start(&rules));
-    let _ = std::fs::remove_dir_all(db);
     // Four stones: from positions a few plies in (the naive search of the
     // whole tree would take minutes).
     for spec in ["standard,stones=4", "standard,stones=4,flying=off"] {
@@ -131,7 +130,6 @@ fn search_agrees_with_naive_minimax() {
                 &common::walk(&rules, 3 + (seed as usize % 2), seed * 7919),
             );
         }
-        let _ = std::fs::remove_dir_all(db);
     }
 }
 
@@ -163,5 +161,4 @@ fn verify_prints_the_value_of_the_start() {
         text.contains("a principal line to the moving phase: "),
         "{text}"
     );
-    let _ = std::fs::remove_dir_all(db);
 }

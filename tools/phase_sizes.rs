@@ -4,8 +4,8 @@
 //! Usage: `cargo run --release --example phase_sizes -- RULES`
 
 use millbase::Rules;
-use millbase::index::{Indexer, moving_subspaces};
 use millbase::index::placing_subspaces;
+use millbase::index::{Indexer, moving_subspaces};
 
 fn main() {
     let spec = std::env::args().nth(1).unwrap_or_else(|| "standard".into());

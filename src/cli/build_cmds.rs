@@ -4,8 +4,9 @@ use super::CliError;
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use millbase::Rules;
-use millbase::index::{Indexer, Subspace};
-use millbase::solve::build::{BuildOptions, build, moving_subspaces, plan};
+use millbase::build::{Build, BuildOptions};
+use millbase::index::Subspace;
+use millbase::index::all_subspaces;
 use millbase::solve::{Progress, SubspaceStats};
 use millbase::table::TableFolder;
 use serde::Serialize;
@@ -67,7 +68,7 @@ struct CliProgress {
     work: Mutex<[PhaseWork; 2]>,
     /// Visits reported for the pair in progress.
     pending_visits: Mutex<u64>,
-    /// The phase being built: 0 moving, 1 placing (set by `build_cmd`).
+    /// The phase being built: 0 moving, 1 placing (set by `build_phase`).
     placing: std::sync::atomic::AtomicBool,
 }
 
@@ -132,6 +133,12 @@ impl CliProgress {
 }
 
 impl Progress for CliProgress {
+    fn build_phase(&self, name: &str) {
+        self.placing.store(
+            name.contains("placing"),
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    }
     fn pair_started(&self, name: &str, _slots: u64) {
         self.phase.set_prefix(name.to_string());
     }
@@ -196,79 +203,34 @@ impl Progress for CliProgress {
 pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
     let subspaces = parse_subspaces(&args.subspaces)?;
     super::use_threads(args.threads)?;
-    let wanted = if subspaces.is_empty() {
-        moving_subspaces(rules)
-    } else {
-        subspaces.clone()
+    let folder = TableFolder::new(&args.db, rules);
+    let options = BuildOptions {
+        placing: subspaces.is_empty() && !args.no_placing,
+        subspaces,
+        level: args.zstd_level,
     };
-    let order = plan(rules, &wanted).map_err(CliError::input)?;
-    let indexer = Indexer::for_board(rules.board());
-    let total: u64 = order
-        .iter()
-        .map(|&(w, b)| {
-            let one = indexer.subspace(w, b).slots();
-            if w == b {
-                one
-            } else {
-                one + indexer.subspace(b, w).slots()
-            }
-        })
-        .sum();
-    let placing = subspaces.is_empty() && !args.no_placing;
-    // Under the N-move rule the pure game's moving phase is built first.
-    let total = total * (1 + rules.nmove.is_some() as u64)
-        + if placing {
-            millbase::index::placing_slots(rules)
-        } else {
-            0
-        };
-    let progress = CliProgress::new(total);
-    let start = std::time::Instant::now();
-    let report = build(
-        rules,
-        &BuildOptions {
-            db: &args.db,
-            subspaces,
-            level: args.zstd_level,
-        },
-        &progress,
-    )
-    .map_err(|e| CliError {
+    let build = Build::plan(&folder, &options).map_err(CliError::input)?;
+    let progress = CliProgress::new(build.slots());
+    let report = build.run(&progress).map_err(|e| CliError {
         code: 1,
         message: e.to_string(),
     })?;
-    let moving_seconds = start.elapsed().as_secs_f64();
-    progress
-        .placing
-        .store(true, std::sync::atomic::Ordering::Relaxed);
-    let placing_report = if placing {
-        Some(
-            millbase::placing::build_placing(rules, &args.db, args.zstd_level, &progress).map_err(
-                |e| CliError {
-                    code: 1,
-                    message: e.to_string(),
-                },
-            )?,
-        )
-    } else {
-        None
-    };
     progress.overall.finish_and_clear();
     progress.phase.finish_and_clear();
     eprintln!(
         "moving phase: built {} pairs, {} found on disk, in {:.1} s; tables in {}",
-        report.computed,
-        report.skipped,
-        moving_seconds,
-        TableFolder::new(&args.db, rules).moving_dir().display()
+        report.moving.computed,
+        report.moving.skipped,
+        report.moving.seconds,
+        folder.moving_dir().display()
     );
-    if let Some(p) = placing_report {
+    if let Some(p) = report.placing {
         eprintln!(
             "placing phase: built {} subspaces, {} found on disk, in {:.1} s; tables in {}",
             p.computed,
             p.skipped,
-            start.elapsed().as_secs_f64() - moving_seconds,
-            TableFolder::new(&args.db, rules).dir().display()
+            p.seconds,
+            folder.dir().display()
         );
     }
     log_rates(&progress.work.lock().unwrap());
@@ -324,9 +286,10 @@ struct StatsReport {
 pub fn stats_cmd(rules: &Rules, args: &StatsArgs) -> Result<(), CliError> {
     let folder = TableFolder::new(&args.db, rules);
     let dir = folder.moving_dir();
-    let mut all = moving_subspaces(rules);
-    all.extend(millbase::index::placing_subspaces(rules));
-    let present: Vec<Subspace> = all.into_iter().filter(|&s| folder.exists(s)).collect();
+    let present: Vec<Subspace> = all_subspaces(rules)
+        .into_iter()
+        .filter(|&s| folder.exists(s))
+        .collect();
     if present.is_empty() {
         return Err(CliError {
             code: 1,

@@ -3,10 +3,10 @@
 use super::CliError;
 use clap::Args;
 use millbase::Rules;
-use millbase::consistency::{SubspaceCheck, check_subspaces};
 use millbase::index::Subspace;
-use millbase::solve::build::moving_subspaces;
+use millbase::index::moving_subspaces;
 use millbase::table::{MappedTable, Section};
+use millbase::verify::check::{SubspaceCheck, check_subspaces};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `check`.

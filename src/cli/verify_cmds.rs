@@ -6,11 +6,12 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use millbase::Rules;
 use millbase::moves::Move;
 use millbase::notation::{Notation, format_move};
-use millbase::opening::{OpeningSearch, distinct_first_moves, table_line};
-use millbase::position::Position;
-use millbase::query::{ProbeError, TableSet};
+use millbase::query::TableSet;
 use millbase::solve::value::Value;
-use millbase::table::{TableError, Wdl};
+use millbase::table::Wdl;
+use millbase::verify::{
+    Method, OpeningSearch, SearchOutcome, TablesOutcome, VerifyError, VerifyProgress, verify,
+};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::mpsc::RecvTimeoutError;
@@ -18,7 +19,7 @@ use std::time::{Duration, Instant};
 
 /// Which methods `verify` runs.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Method {
+pub enum MethodArg {
     /// Both, and they must agree.
     Both,
     /// The placing-phase tables only.
@@ -34,22 +35,14 @@ pub struct VerifyArgs {
     #[arg(long, default_value = "db")]
     db: PathBuf,
     /// Which methods to run.
-    #[arg(long, value_enum, default_value_t = Method::Both)]
-    method: Method,
+    #[arg(long, value_enum, default_value_t = MethodArg::Both)]
+    method: MethodArg,
     /// Do not let the placing-phase tables order the search's moves.
     #[arg(long)]
     no_hints: bool,
     /// Search threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-}
-
-fn wdl(v: Value) -> Wdl {
-    match v {
-        Value::Win(_) => Wdl::Win,
-        Value::Draw => Wdl::Draw,
-        Value::Loss(_) => Wdl::Loss,
-    }
 }
 
 fn show_value(v: Value) -> String {
@@ -66,66 +59,6 @@ fn line_text(rules: &Rules, line: &[Move]) -> String {
         .join(" ")
 }
 
-/// What one method found: the start's value and each first move's value
-/// for White, all as win/draw/loss.
-struct Outcome {
-    start: Wdl,
-    first_moves: Vec<(Move, Wdl)>,
-}
-
-/// Method 1: read everything from the placing-phase tables. `None` when
-/// they are not built.
-fn by_tables(
-    tables: &TableSet,
-    rules: &Rules,
-    first: &[Move],
-) -> Result<Option<Outcome>, CliError> {
-    let start_pos = Position::start(rules);
-    println!("method 1: the placing-phase tables");
-    let t = Instant::now();
-    let value = match tables.probe(&start_pos) {
-        Ok(v) => v,
-        Err(ProbeError::Table(TableError::Missing(p))) => {
-            println!(
-                "  not available: {} is missing (build the placing phase with `millbase build --rules {}`)",
-                p.display(),
-                rules.short_name()
-            );
-            return Ok(None);
-        }
-        Err(e) => return Err(CliError::probe(e, rules)),
-    };
-    println!(
-        "  value of the start for White (to move): {}",
-        show_value(value).to_uppercase()
-    );
-    println!("  first moves (one per symmetry class), value for White:");
-    let mut first_moves = Vec::new();
-    for m in first {
-        let v = tables
-            .probe(&start_pos.play(m))
-            .map_err(|e| CliError::probe(e, rules))?
-            .parent();
-        println!(
-            "    {:<6} {}",
-            format_move(rules.board(), m, Notation::Coords),
-            show_value(v)
-        );
-        first_moves.push((*m, wdl(v)));
-    }
-    let line = table_line(tables, &start_pos).map_err(|e| CliError::probe(e, rules))?;
-    let moves: Vec<Move> = line.iter().map(|m| m.mv).collect();
-    println!(
-        "  a principal line to the moving phase: {}",
-        line_text(rules, &moves)
-    );
-    println!("  time: {:.3} s", t.elapsed().as_secs_f64());
-    Ok(Some(Outcome {
-        start: wdl(value),
-        first_moves,
-    }))
-}
-
 /// Seconds between the progress lines a search writes to a log (stderr
 /// not a terminal).
 const LOG_EVERY: u64 = 60;
@@ -133,7 +66,7 @@ const LOG_EVERY: u64 = 60;
 /// Runs `work` with a spinner on a terminal that shows how many positions
 /// the search has visited (the 9-stone search takes minutes); when stderr
 /// is a log instead, a line every [`LOG_EVERY`] seconds says the same.
-fn with_spinner<T>(search: &OpeningSearch, what: &str, work: impl FnOnce() -> T) -> T {
+fn with_spinner(search: &OpeningSearch, what: &str, work: &mut dyn FnMut()) {
     let terminal = std::io::stderr().is_terminal();
     let target = if terminal {
         ProgressDrawTarget::stderr()
@@ -144,7 +77,7 @@ fn with_spinner<T>(search: &OpeningSearch, what: &str, work: impl FnOnce() -> T)
     let bar = ProgressBar::with_draw_target(None, target);
     bar.set_style(ProgressStyle::with_template("  {spinner} {elapsed} {msg}").expect("template"));
     let (stop, stopped) = std::sync::mpsc::channel::<()>();
-    let out = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let bar = &bar;
         scope.spawn(move || {
             // Wakes every 200 ms, and at once when `stop` is dropped.
@@ -165,100 +98,109 @@ fn with_spinner<T>(search: &OpeningSearch, what: &str, work: impl FnOnce() -> T)
                 }
             }
         });
-        let out = work();
+        work();
         drop(stop);
-        out
     });
     bar.finish_and_clear();
-    out
 }
 
-/// Method 2: Gasser's alpha-beta search over the placing phase, reading
-/// only the moving-phase tables at its leaves (under Lasker rules a
-/// repetition on the path is a draw).
-fn by_search(
-    tables: &TableSet,
-    rules: &Rules,
-    first: &[Move],
-    hints: bool,
-) -> Result<Outcome, CliError> {
-    let start_pos = Position::start(rules);
-    if rules.lasker {
+/// Prints each method's findings as it ends, with a spinner (or a log
+/// line a minute) while the search runs.
+struct Printer<'a> {
+    rules: &'a Rules,
+}
+
+impl VerifyProgress for Printer<'_> {
+    fn tables_done(&self, outcome: Option<&TablesOutcome>) {
+        let rules = self.rules;
+        println!("method 1: the placing-phase tables");
+        let Some(o) = outcome else {
+            println!(
+                "  not available: the placing-phase tables are missing (build them with \
+                 `millbase build --rules {}`)",
+                rules.short_name()
+            );
+            return;
+        };
         println!(
-            "method 2: alpha-beta search over the placing phase, moving-phase tables at the leaves; \
-             its cycles (Lasker rules): a position repeated on the path is a draw"
+            "  value of the start for White (to move): {}",
+            show_value(o.start).to_uppercase()
         );
-    } else {
-        println!(
-            "method 2: alpha-beta search over the placing phase, moving-phase tables at the leaves (Gasser)"
-        );
-    }
-    let hints = hints && tables.probe_wdl(&start_pos).is_ok();
-    println!(
-        "  move order: {}",
-        if hints {
-            "a move the placing-phase tables say cuts, first (ordering only: values come from the search)"
-        } else {
-            "mills closed, then mills blocked, then twos made"
+        println!("  first moves (one per symmetry class), value for White:");
+        for (m, v) in &o.first_moves {
+            println!(
+                "    {:<6} {}",
+                format_move(rules.board(), m, Notation::Coords),
+                show_value(*v)
+            );
         }
-    );
-    let t = Instant::now();
-    let mut search = OpeningSearch::new(tables);
-    if hints {
-        search = search.with_hints();
-    }
-    let value = with_spinner(&search, "value of the start", || search.value(&start_pos))
-        .map_err(|e| CliError::probe(e, rules))?;
-    if rules.lasker {
         println!(
-            "  value of the start for White (to move): {}  ({} positions searched, {} moving-phase table probes, {} classes in the transposition table, longest path {} plies)",
-            value.name().to_uppercase(),
-            search.nodes(),
-            search.probes(),
-            search.table_len(),
-            search.longest_path(),
+            "  a principal line to the moving phase: {}",
+            line_text(rules, &o.line)
         );
-    } else {
+        println!("  time: {:.3} s", o.seconds);
+    }
+
+    fn search_started(&self, hints: bool) {
+        if self.rules.lasker {
+            println!(
+                "method 2: alpha-beta search over the placing phase, moving-phase tables at the \
+                 leaves; its cycles (Lasker rules): a position repeated on the path is a draw"
+            );
+        } else {
+            println!(
+                "method 2: alpha-beta search over the placing phase, moving-phase tables at the \
+                 leaves (Gasser)"
+            );
+        }
         println!(
-            "  value of the start for White (to move): {}  ({} positions searched, {} moving-phase table probes, {} classes in the transposition table, {} ordering probes)",
-            value.name().to_uppercase(),
-            search.nodes(),
-            search.probes(),
-            search.table_len(),
-            search.hint_probes()
+            "  move order: {}",
+            if hints {
+                "a move the placing-phase tables say cuts, first (ordering only: values come \
+                 from the search)"
+            } else {
+                "mills closed, then mills blocked, then twos made"
+            }
         );
     }
 
-    println!("  first moves (one per symmetry class), value for White:");
-    let mut first_moves = Vec::new();
-    for m in first {
-        let what = format!(
-            "value of {}",
-            format_move(rules.board(), m, Notation::Coords)
-        );
-        let v = with_spinner(&search, &what, || search.value(&start_pos.play(m)))
-            .map_err(|e| CliError::probe(e, rules))?
-            .parent();
-        println!(
-            "    {:<6} {}",
-            format_move(rules.board(), m, Notation::Coords),
-            v.name()
-        );
-        first_moves.push((*m, v));
+    fn around(&self, what: &str, search: &OpeningSearch<'_>, work: &mut dyn FnMut()) {
+        with_spinner(search, what, work)
     }
-    let line = with_spinner(&search, "principal line", || {
-        search.principal_line(&start_pos)
-    })
-    .map_err(|e| CliError::probe(e, rules))?;
-    println!(
-        "  a principal line to the moving phase: {}",
-        line_text(rules, &line)
-    );
-    println!("  time: {:.3} s", t.elapsed().as_secs_f64());
-    Ok(Outcome {
-        start: value,
-        first_moves,
-    })
+
+    fn search_done(&self, o: &SearchOutcome) {
+        let rules = self.rules;
+        let counts = if rules.lasker {
+            format!(
+                "{} positions searched, {} moving-phase table probes, {} classes in the \
+                 transposition table, longest path {} plies",
+                o.nodes, o.probes, o.classes, o.longest_path
+            )
+        } else {
+            format!(
+                "{} positions searched, {} moving-phase table probes, {} classes in the \
+                 transposition table, {} ordering probes",
+                o.nodes, o.probes, o.classes, o.hint_probes
+            )
+        };
+        println!(
+            "  value of the start for White (to move): {}  ({counts})",
+            o.start.name().to_uppercase()
+        );
+        println!("  first moves (one per symmetry class), value for White:");
+        for (m, v) in &o.first_moves {
+            println!(
+                "    {:<6} {}",
+                format_move(rules.board(), m, Notation::Coords),
+                v.name()
+            );
+        }
+        println!(
+            "  a principal line to the moving phase: {}",
+            line_text(rules, &o.line)
+        );
+        println!("  time: {:.3} s", o.seconds);
+    }
 }
 
 /// `millbase verify`.
@@ -267,82 +209,70 @@ pub fn verify_cmd(rules: &Rules, args: &VerifyArgs) -> Result<(), CliError> {
     // Searches read many scattered blocks again and again: keep up to
     // 1 GiB of decompressed win/draw/loss blocks.
     let tables = TableSet::with_cache(&args.db, rules, 1 << 18);
-    let first = distinct_first_moves(&Position::start(rules), rules);
     println!("rules: {}", rules.canonical());
     let t = Instant::now();
-    let one = if args.method == Method::Search {
-        None
-    } else {
-        by_tables(&tables, rules, &first)?
+    let method = match args.method {
+        MethodArg::Both => Method::Both,
+        MethodArg::Tables => Method::Tables,
+        MethodArg::Search => Method::Search,
     };
-    let two = if args.method == Method::Tables {
-        None
-    } else {
-        Some(by_search(&tables, rules, &first, !args.no_hints)?)
-    };
+    let found = verify(&tables, method, !args.no_hints, &Printer { rules });
     let verdict = |w: Wdl| match w {
         Wdl::Win => "a win for White",
         Wdl::Draw => "a draw",
         Wdl::Loss => "a win for Black",
     };
-    match (one, two) {
-        (Some(a), Some(b)) => {
-            let differ: Vec<String> = a
-                .first_moves
-                .iter()
-                .zip(&b.first_moves)
-                .filter(|(x, y)| x.1 != y.1)
-                .map(|(x, y)| {
-                    format!(
-                        "{}: tables {}, search {}",
-                        format_move(rules.board(), &x.0, Notation::Coords),
-                        x.1.name(),
-                        y.1.name()
-                    )
-                })
-                .collect();
-            if a.start != b.start || !differ.is_empty() {
-                return Err(CliError {
-                    code: 1,
-                    message: format!(
-                        "the two methods disagree: start {} by the tables, {} by the search; {}",
-                        a.start.name(),
-                        b.start.name(),
-                        differ.join("; ")
-                    ),
-                });
-            }
-            println!(
+    match found {
+        Ok(v) => match (&v.tables, &v.search) {
+            (Some(_), Some(_)) => println!(
                 "both methods agree: the game is {} (start and every first move)",
-                verdict(a.start)
-            );
-        }
-        (Some(a), None) => {
-            println!(
+                verdict(v.verdict)
+            ),
+            (Some(_), None) => println!(
                 "the game is {} (by the tables alone, as asked)",
-                verdict(a.start)
-            );
-        }
-        (None, Some(b)) if args.method == Method::Search => {
-            println!(
+                verdict(v.verdict)
+            ),
+            (None, Some(_)) if method == Method::Search => println!(
                 "the game is {} (by the search alone, as asked)",
-                verdict(b.start)
-            );
-        }
-        (None, Some(b)) => {
-            println!(
+                verdict(v.verdict)
+            ),
+            _ => println!(
                 "the game is {} by the search alone: the tables' method was not available",
-                verdict(b.start)
-            );
-        }
-        (None, None) => {
+                verdict(v.verdict)
+            ),
+        },
+        Err(VerifyError::Probe(e)) => return Err(CliError::probe(e, rules)),
+        Err(VerifyError::NoPlacingTables) => {
             return Err(CliError {
                 code: 1,
                 message: format!(
-                    "no placing-phase tables for rules {} in {}: build them with `millbase build --rules {}`",
+                    "no placing-phase tables for rules {} in {}: build them with `millbase build \
+                     --rules {}`",
                     rules.short_name(),
                     args.db.display(),
                     rules.short_name()
+                ),
+            });
+        }
+        Err(VerifyError::Disagree { start, first_moves }) => {
+            let differ: Vec<String> = first_moves
+                .iter()
+                .map(|(m, a, b)| {
+                    format!(
+                        "{}: tables {}, search {}",
+                        format_move(rules.board(), m, Notation::Coords),
+                        a.name(),
+                        b.name()
+                    )
+                })
+                .collect();
+            return Err(CliError {
+                code: 1,
+                message: format!(
+                    "the two methods disagree: start {} by the tables, {} by the search; {}",
+                    start.0.name(),
+                    start.1.name(),
+                    differ.join("; ")
                 ),
             });
         }

@@ -1,7 +1,7 @@
 //! Subspace identifiers: stones on the board and in hand of each side.
 
-use crate::error::ParseError;
 use super::Indexer;
+use crate::error::ParseError;
 use crate::moves::most_removals;
 use crate::rules::Rules;
 use std::collections::BTreeSet;

@@ -82,7 +82,6 @@ pub fn next_counter(pos: &Position, mv: &Move, counter: u16) -> u16 {
     }
 }
 
-
 /// Whether a side to move without a legal move draws instead of losing:
 /// the placing phase ended with every point occupied under
 /// `full-board=draw`. (A full board only arises from the last placement:

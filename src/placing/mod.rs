@@ -14,22 +14,20 @@
 //! Only subspaces that a game from the start can reach are built
 //! ([`placing_subspaces`]); within them every position gets its value.
 
-pub mod cyclic;
+mod cyclic;
+
+pub use cyclic::cyclic_pairs;
 
 use crate::geometry::PointSet;
-use crate::index::{Indexer, PreparedSide, Subspace, SubspaceIndex, child_subspaces, placing_subspaces};
+use crate::index::{Indexer, PreparedSide, Subspace, SubspaceIndex, child_subspaces};
 use crate::moves::{blocked_draws, most_removals};
 use crate::rules::Rules;
-use crate::solve::build::BuildError;
 use crate::solve::graph::{Removals, Step, for_each_step};
 use crate::solve::value::{Encoding, UNUSED, Value, best_first};
-use crate::solve::{Progress, SubspaceStats};
-use crate::table::{Table, TableFolder};
+use crate::solve::{Exits, Progress};
+use crate::table::Table;
 use rayon::prelude::*;
-use std::collections::HashMap;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
-use std::time::Instant;
 
 /// The children's tables of one subspace, by the number of stones removed.
 struct Children<'a> {
@@ -141,10 +139,10 @@ fn fold(best: &mut Option<Value>, child: Option<Value>, broken: &AtomicBool) {
 /// group then lie in one orbit block of the child table, which stays in
 /// cache, and the one random access per position is the write of its
 /// value, not a read per move.
-fn solve_subspace(
+pub(crate) fn solve_subspace(
     rules: &Rules,
     s: Subspace,
-    tables: &HashMap<Subspace, Table>,
+    tables: &Exits,
     progress: &dyn Progress,
 ) -> Option<Table> {
     let board = rules.board();
@@ -159,7 +157,7 @@ fn solve_subspace(
             .map(|k| {
                 kids.iter()
                     .find(|c| c.w + k == s.b)
-                    .map(|c| (indexer.subspace(c.w, c.b), &tables[c]))
+                    .and_then(|&c| tables.get(c).map(|t| (indexer.subspace(c.w, c.b), t)))
             })
             .collect(),
         encoding: Encoding::of(rules, false),
@@ -250,70 +248,10 @@ fn solve_subspace(
     Some(Table::from_codes(s, &codes).with_encoding(children.encoding))
 }
 
-/// What a placing build did.
-pub struct PlacingReport {
-    /// Subspaces computed now.
-    pub computed: usize,
-    /// Subspaces found finished on disk.
-    pub skipped: usize,
-}
-
-/// Builds the placing-phase tables of `rules` (resuming what is on disk).
-/// The moving-phase tables it ends in must be built already.
-pub fn build_placing(
-    rules: &Rules,
-    db: &Path,
-    level: i32,
-    progress: &dyn Progress,
-) -> Result<PlacingReport, BuildError> {
-    if rules.lasker {
-        return cyclic::build_cyclic(rules, db, level, progress);
-    }
-    let indexer = Indexer::for_board(rules.board());
-    let folder = TableFolder::new(db, rules);
-    let dir = folder.dir();
-    std::fs::create_dir_all(&dir).map_err(|e| BuildError::Io(dir.clone(), e))?;
-    let mut report = PlacingReport {
-        computed: 0,
-        skipped: 0,
-    };
-    let mut loaded: HashMap<Subspace, Table> = HashMap::new();
-    for s in placing_subspaces(rules) {
-        let slots = indexer.subspace(s.w, s.b).slots();
-        let name = s.to_string();
-        if folder.is_finished(s) {
-            report.skipped += 1;
-            progress.pair_skipped(&name, slots);
-            continue;
-        }
-        let kids = child_subspaces(rules, s);
-        loaded.retain(|k, _| kids.contains(k));
-        for &c in &kids {
-            if let std::collections::hash_map::Entry::Vacant(e) = loaded.entry(c) {
-                e.insert(folder.load(c)?);
-            }
-        }
-        progress.pair_started(&name, slots);
-        let start = Instant::now();
-        let table = solve_subspace(rules, s, &loaded, progress).ok_or_else(|| {
-            BuildError::Solve(format!(
-                "placing subspace {s}: a child position maps to a slot marked unused; \
-                 check the tables it reads with `millbase check --rules {}`",
-                rules.short_name()
-            ))
-        })?;
-        folder.write(&table, level)?;
-        let stats = [SubspaceStats::of_table(&table)];
-        progress.pair_finished(&name, slots, &stats, start.elapsed().as_secs_f64());
-        report.computed += 1;
-    }
-    Ok(report)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::moving_exits;
+    use crate::index::{moving_exits, placing_subspaces};
 
     #[test]
     fn placing_subspaces_of_three_stones() {

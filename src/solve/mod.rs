@@ -20,7 +20,6 @@
 //! its final one (the winner shortens, the loser lengthens), except that a
 //! tentative exit win is overwritten by a shorter one.
 
-pub mod build;
 pub mod graph;
 pub mod value;
 
@@ -39,6 +38,8 @@ use value::{DRAW, Encoding, UNUSED, Value, is_win};
 
 /// Receives progress reports; the solver never prints.
 pub trait Progress: Sync {
+    /// A phase of the build starts (moving, placing...).
+    fn build_phase(&self, _name: &str) {}
     /// A twin pair starts.
     fn pair_started(&self, _name: &str, _slots: u64) {}
     /// A phase of the current pair starts, with its amount of work.
@@ -104,6 +105,11 @@ impl Exits {
                 *entry = None;
             }
         }
+    }
+
+    /// The table of `s`, when it is loaded.
+    pub fn get(&self, s: Subspace) -> Option<&Table> {
+        self.tables[Self::key(s)].as_deref().map(|e| &e.1)
     }
 
     /// Whether the table of `s` is loaded.
@@ -648,7 +654,6 @@ impl ExitSummary {
         }
     }
 }
-
 
 /// Destination parts of 2^18 slots: a part's values and counts (768 KB)
 /// stay in a core's cache while its updates are applied.

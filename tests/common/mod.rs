@@ -190,16 +190,111 @@ pub fn walk(rules: &Rules, plies: usize, seed: u64) -> Position {
     pos
 }
 
-/// Builds every table of `rules` into a fresh folder named by the test
-/// binary, `tag` and the rules, and returns the folder.
-pub fn build_db(prefix: &str, tag: &str, rules: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "millbase-{prefix}-{}-{tag}-{}",
-        std::process::id(),
-        rules.replace([',', '=', '/'], "-")
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    run_ok(&["build", "--rules", rules, "--db", dir.to_str().unwrap()]);
+/// A folder under the temp directory, removed when dropped: also when the
+/// test that made it fails (the panic unwinds through the drop).
+pub struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    /// A fresh, empty folder named by the test binary's process and `name`.
+    pub fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!(
+            "millbase-test-{}-{}",
+            std::process::id(),
+            name.replace([',', '=', '/'], "-")
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("makes a temp folder");
+        TempDir(dir)
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+
+    /// The folder as a string, for command lines.
+    pub fn arg(&self) -> &str {
+        self.0.to_str().expect("temp paths are UTF-8")
+    }
+}
+
+impl TempDir {
+    /// Keeps the folder for the rest of the process (a folder shared by
+    /// every test of a binary, in a static) and removes it when the
+    /// process exits.
+    pub fn leak(self) -> std::path::PathBuf {
+        let dir = self.0.clone();
+        std::mem::forget(self);
+        remove_at_exit(&dir);
+        dir
+    }
+}
+
+/// Removes `dir` when the process exits: the test harness ends with
+/// `exit`, which runs the handlers `atexit` registers.
+fn remove_at_exit(dir: &std::path::Path) {
+    static DIRS: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+    extern "C" fn clean() {
+        if let Ok(dirs) = DIRS.lock() {
+            for d in dirs.iter() {
+                let _ = std::fs::remove_dir_all(d);
+            }
+        }
+    }
+    let mut dirs = DIRS.lock().unwrap_or_else(|e| e.into_inner());
+    if dirs.is_empty() {
+        // SAFETY: `clean` is a plain function that lives as long as the
+        // process; registering it has no other precondition.
+        unsafe {
+            libc::atexit(clean);
+        }
+    }
+    dirs.push(dir.to_path_buf());
+}
+
+impl std::ops::Deref for TempDir {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for TempDir {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Builds the tables of `rules` into `db` through the library: every
+/// table (`subspaces` empty) or those moving-phase subspaces and what they
+/// need, without the placing phase.
+pub fn build_tables(
+    db: &std::path::Path,
+    rules: &Rules,
+    subspaces: &[&str],
+) -> millbase::build::BuildReport {
+    let folder = millbase::table::TableFolder::new(db, rules);
+    let options = millbase::build::BuildOptions {
+        subspaces: subspaces.iter().map(|s| s.parse().unwrap()).collect(),
+        placing: subspaces.is_empty(),
+        ..Default::default()
+    };
+    millbase::build::Build::plan(&folder, &options)
+        .and_then(|b| b.run(&millbase::solve::NoProgress))
+        .unwrap_or_else(|e| panic!("build {}: {e}", rules.short_name()))
+}
+
+/// Builds every table of `rules` into a fresh folder named by `tag` and the
+/// rules, removed when the returned handle is dropped.
+pub fn build_db(tag: &str, rules: &str) -> TempDir {
+    let dir = TempDir::new(&format!("{tag}-{rules}"));
+    build_tables(&dir, &rules.parse().unwrap(), &[]);
     dir
 }
 
