@@ -167,7 +167,7 @@ fn tables_of_another_format_version_are_refused_and_rebuilt() {
 }
 
 /// `tests/data/format2/three`: the whole of three men's morris, built by
-/// millbase 0.1 of session 7, which wrote format 2.
+/// millbase 0.1, which wrote format 2.
 #[test]
 fn format_2_tables_read_as_the_same_values_as_format_3() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format2");

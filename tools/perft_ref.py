@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent, deliberately simple reference perft for mill games.
 
-Follows /work/shared/RULES.md sections 1-4 plus the decisions of the brief:
+Follows the rules reference (docs/RULES.md) sections 1-4 plus the decisions of the brief:
   * removals are done one at a time, each checked against the protection rule
     on the board as it is at that moment; they lapse when there is no legal
     target and stop once the opponent has fewer than 3 stones (board + hand);

@@ -54,6 +54,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from array import array
 from collections import deque
 
@@ -516,8 +517,8 @@ def main():
     ap.add_argument("--dump")
     ap.add_argument("--compare", action="store_true")
     ap.add_argument("--bin", default="target/release/millbase")
-    ap.add_argument("--db", default="/tmp/vref/db")
-    ap.add_argument("--scratch", default="/tmp/vref")
+    ap.add_argument("--db", default=os.path.join(tempfile.gettempdir(), "vref", "db"))
+    ap.add_argument("--scratch", default=os.path.join(tempfile.gettempdir(), "vref"))
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--sample-moves", type=int, default=1,
                     help="compare every move's value at every K-th position (0: never)")

@@ -12,7 +12,7 @@
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(slow_bmi2)");
     println!("cargo::rerun-if-env-changed=MILLBASE_PEXT");
-    println!("cargo::rerun-if-changed=tools/detect_cpu.rs");
+    println!("cargo::rerun-if-changed=build.rs");
     let slow = match std::env::var("MILLBASE_PEXT").as_deref() {
         Ok("table") => true,
         Ok("hardware") => false,
