@@ -1,11 +1,33 @@
+#![warn(missing_docs)]
 //! millbase: solves mill games (Nine Men's Morris and its variants) by
 //! retrograde analysis.
 //!
-//! Data flows one way through the modules: [`geometry`] (points, lines,
+//! Data flows one way through the modules: geometry (points, lines,
 //! symmetries) -> [`rules`] (rule options) -> [`position`] (positions and
 //! their text forms) -> [`moves`] (move and unmove generation, perft) ->
 //! [`notation`] (move text, position input) -> [`index`] (the perfect hash
-//! of each stone-count subspace).
+//! of each stone-count subspace, the subspace lists) -> [`solve`] (value
+//! codes, backward induction) and placing (the placing phase) -> [`table`]
+//! (the table files and their folder) -> [`build`] (the whole build, in
+//! order) -> [`query`] (values of positions and moves) -> [`verify`] (the
+//! forward check of the tables, the value of the start by two methods) ->
+//! [`serve`] (the HTTP API and the web board). The rules are described in
+//! `docs/RULES.md`, the design in `docs/DESIGN.md`.
+//!
+//! Build a small game and ask for the value of its start:
+//!
+//! ```
+//! use millbase::{Build, BuildOptions, Position, Rules, TableFolder, TableSet, Value};
+//! let db = std::env::temp_dir().join(format!("millbase-doc-{}", std::process::id()));
+//! let rules: Rules = "three".parse().unwrap();
+//! let build = Build::plan(&TableFolder::new(&db, &rules), &BuildOptions::default()).unwrap();
+//! build.run(&millbase::solve::NoProgress).unwrap();
+//! let value = TableSet::open(&db, &rules).probe(&Position::start(&rules)).unwrap();
+//! assert_eq!(value, Value::Win(9)); // three men's morris: White wins in 9 plies
+//! # std::fs::remove_dir_all(&db).unwrap();
+//! ```
+//!
+//! Positions and moves need no tables:
 //!
 //! ```
 //! use millbase::{Rules, Position, moves::perft};
@@ -14,15 +36,15 @@
 //! ```
 
 pub mod build;
-pub mod color;
-pub mod error;
-pub mod geometry;
+mod color;
+mod error;
+mod geometry;
 pub mod index;
 pub mod machine;
-pub mod memory;
+mod memory;
 pub mod moves;
 pub mod notation;
-pub mod placing;
+mod placing;
 pub mod position;
 pub mod query;
 pub mod render;
@@ -32,8 +54,14 @@ pub mod solve;
 pub mod table;
 pub mod verify;
 
+pub use build::{Build, BuildError, BuildOptions, BuildReport};
 pub use error::ParseError;
-pub use geometry::{Board, Point, PointSet};
+pub use geometry::{Board, Point, PointSet, PointSetIter};
+pub use index::Subspace;
 pub use moves::Move;
 pub use position::{ByColor, Color, Position};
+pub use query::{ProbeError, TableSet};
 pub use rules::Rules;
+pub use solve::value::Value;
+pub use table::{TableError, TableFolder, Wdl};
+pub use verify::{Method, Verification, VerifyError, verify};
