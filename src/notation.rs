@@ -1,4 +1,4 @@
-//! Move text and position input in every form `RULES.md` names.
+//! Move text and position input in every form `docs/RULES.md` names.
 //!
 //! Move text is parsed in two steps, as in chess libraries: syntax first
 //! ([`MoveText`]), then resolution against a position's legal moves

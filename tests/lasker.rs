@@ -152,7 +152,7 @@ fn every_position_matches_naive() {
         ("standard,stones=3,lasker=on,flying=off", 100),
     ] {
         let rules: Rules = spec.parse().unwrap();
-        let db = build("naive", spec);
+        let db = common::shared_db(spec);
         let tables = TableSet::open(&db, &rules);
         let n = compare(&rules, &tables, &[Position::start(&rules)]);
         assert!(n > at_least, "{spec}: {n} classes");
@@ -163,7 +163,7 @@ fn every_position_matches_naive() {
 fn sampled_four_stone_positions_match_naive() {
     let spec = "lasker,stones=4";
     let rules: Rules = spec.parse().unwrap();
-    let db = build("sample", spec);
+    let db = common::shared_db(spec);
     let tables = TableSet::open(&db, &rules);
     // Positions a few placements from the end, and all they reach.
     let roots: Vec<Position> = (1..=6u64)
@@ -185,7 +185,7 @@ fn published_start_values() {
     ] {
         let spec = format!("lasker,stones={stones}");
         let rules: Rules = spec.parse().unwrap();
-        let db = build("published", &spec);
+        let db = common::shared_db(&spec);
         let tables = TableSet::open(&db, &rules);
         assert_eq!(
             tables.probe(&Position::start(&rules)).unwrap(),
@@ -218,7 +218,7 @@ fn repetition_search_matches_the_tables() {
         ("lasker,stones=5/3", 0),
     ] {
         let rules: Rules = spec.parse().unwrap();
-        let db = build("repetition", spec);
+        let db = common::shared_db(spec);
         let tables = TableSet::open(&db, &rules);
         let search = millbase::verify::OpeningSearch::with_table_bits(&tables, 22);
         let start = Position::start(&rules);
@@ -324,7 +324,7 @@ fn check_passes_and_finds_a_planted_error() {
 fn query_lists_slides_during_placing() {
     let spec = "lasker,stones=3";
     let rules: Rules = spec.parse().unwrap();
-    let db = build("query", spec);
+    let db = common::shared_db(spec);
     let tables = TableSet::open(&db, &rules);
     // White a7 d7, Black g1, White to move with one stone in hand each.
     let pos = millbase::notation::parse_position("WW....B./......../........ w 1 2", &rules)
@@ -345,7 +345,7 @@ fn the_n_move_rule_combines_with_lasker() {
     // Placing positions take the moving phase's values at counter 0: with
     // 10 plies the 3/3 start, a win in 23 without the rule, is a draw.
     let spec = "lasker,stones=3,nmove=10";
-    let db = build("nmove", spec);
+    let db = common::shared_db(spec);
     let d = db.to_str().unwrap();
     let out = common::run_ok(&["check", "--rules", spec, "--db", d]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("all consistent"));

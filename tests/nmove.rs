@@ -236,7 +236,7 @@ fn the_last_ply_before_the_counter_runs_out() {
         assert_eq!(tables.probe_at(&pos, 9).unwrap().value, valued[0].value);
         // Cursed wins and blessed losses (Z > N) are draws at every
         // counter; a position decided at counter 0 whose Z no longer fits
-        // is a draw by the counter, not a cursed win (RULES.md 5).
+        // is a draw by the counter, not a cursed win (docs/RULES.md 5).
         let zero = tables.probe_at(&pos, 0).unwrap();
         assert!(
             matches!(

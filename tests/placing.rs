@@ -68,7 +68,7 @@ fn compare_memo(tables: &TableSet, memo: &HashMap<Position, Value>) -> usize {
 fn three_stones_every_placing_position_matches_naive_search() {
     let spec = "standard,stones=3";
     let rules: Rules = spec.parse().unwrap();
-    let db = build("all", spec);
+    let db = common::shared_db(spec);
     let tables = TableSet::open(&db, &rules);
     let mut memo = HashMap::new();
     let start = naive(&Position::start(&rules), &rules, &tables, &mut memo);
@@ -86,7 +86,7 @@ fn four_stones_sampled_positions_match_naive_search() {
         "standard,stones=4,removals=2",
     ] {
         let rules: Rules = spec.parse().unwrap();
-        let db = build("sample", spec);
+        let db = common::shared_db(spec);
         let tables = TableSet::open(&db, &rules);
         let mut memo = HashMap::new();
         for seed in 1..=8u64 {
@@ -123,7 +123,7 @@ fn other_boards_and_unequal_hands_match_naive_search() {
         ("three,stones=4/3,mill=removes", true),
     ] {
         let rules: Rules = spec.parse().unwrap();
-        let db = build("boards", spec);
+        let db = common::shared_db(spec);
         let tables = TableSet::open(&db, &rules);
         let mut memo = HashMap::new();
         let start = Position::start(&rules);
@@ -156,7 +156,7 @@ fn the_last_placement_filling_the_board_draws_or_wins_by_the_rule() {
         ("six,stones=8,full-board=draw", Value::Draw),
     ] {
         let rules: Rules = spec.parse().unwrap();
-        let db = build("full", spec);
+        let db = common::shared_db(spec);
         let tables = TableSet::open(&db, &rules);
         // Black's last stone goes on the last empty point without a mill:
         // White is then blocked on a full board.
@@ -181,9 +181,9 @@ fn the_last_placement_filling_the_board_draws_or_wins_by_the_rule() {
 
 /// Builds `spec`, compares the given positions' values and runs `check`;
 /// with `naive`, also every placing position against the naive search.
-fn values_and_check(tag: &str, spec: &str, cases: &[(&str, Value)], naive_too: bool) {
+fn values_and_check(spec: &str, cases: &[(&str, Value)], naive_too: bool) {
     let rules: Rules = spec.parse().unwrap();
-    let db = build(tag, spec);
+    let db = common::shared_db(spec);
     let tables = TableSet::open(&db, &rules);
     for &(board, want) in cases {
         let pos = millbase::notation::parse_position(board, &rules)
@@ -222,12 +222,12 @@ fn a_line_closed_by_the_placement_that_fills_the_board_wins_under_mill_wins() {
         ("WWBWBW.BB w 1 0", Value::Draw),
     ];
     let spec = "three,stones=5/4,full-board=draw";
-    values_and_check("fill-line", spec, &cases, true);
+    values_and_check(spec, &cases, true);
     // Under Lasker rules too (no naive search: the phase has cycles; the
     // last case may slide instead): the builder of cyclic placing tables
     // and the checker once disagreed here.
     let lasker = format!("{spec},lasker=on");
-    values_and_check("fill-line-lasker", &lasker, &cases[..3], false);
+    values_and_check(&lasker, &cases[..3], false);
 }
 
 #[test]
@@ -244,7 +244,7 @@ fn published_start_values() {
     ];
     for (spec, want) in cases {
         let rules: Rules = spec.parse().unwrap();
-        let db = build("published", spec);
+        let db = common::shared_db(spec);
         let tables = TableSet::open(&db, &rules);
         assert_eq!(
             tables.probe(&Position::start(&rules)).unwrap(),
@@ -340,7 +340,7 @@ fn verify_methods_agree_and_a_tampered_table_is_caught() {
 fn positions_no_game_reaches_get_a_clear_error() {
     let spec = "standard,stones=3";
     let rules: Rules = spec.parse().unwrap();
-    let db = build("unreached", spec);
+    let db = common::shared_db(spec);
     let tables = TableSet::open(&db, &rules);
     // One stone placed each, but Black's is gone: no mill can have taken it.
     let p = rules.board().point(0).unwrap();

@@ -1,5 +1,5 @@
 //! Every reachable position of small games against tools/values_ref.py,
-//! an independent value solver written from RULES.md alone (explicit state
+//! an independent value solver written from docs/RULES.md alone (explicit state
 //! graph, plain retrograde analysis): value, plies and every move's value,
 //! at every counter under the N-move rule.
 

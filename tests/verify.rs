@@ -11,10 +11,6 @@ use std::collections::HashMap;
 
 use std::process::Command;
 
-fn build(tag: &str, rules: &str) -> common::TempDir {
-    common::build_db(&format!("verify-{tag}"), rules)
-}
-
 type Key = (u32, u32, u8, u8, bool);
 
 /// Plain minimax over every placing position (no symmetry, no pruning),
@@ -114,14 +110,14 @@ fn agree(rules: &Rules, tables: &TableSet, from: &Position) -> i8 {
 fn search_agrees_with_naive_minimax() {
     // Three stones: the whole placing phase from the start.
     let rules: Rules = "standard,stones=3".parse().unwrap();
-    let db = build("search", "standard,stones=3");
+    let db = common::shared_db("standard,stones=3");
     let tables = TableSet::open(&db, &rules);
     agree(&rules, &tables, &Position::start(&rules));
     // Four stones: from positions a few plies in (the naive search of the
     // whole tree would take minutes).
     for spec in ["standard,stones=4", "standard,stones=4,flying=off"] {
         let rules: Rules = spec.parse().unwrap();
-        let db = build("search", spec);
+        let db = common::shared_db(spec);
         let tables = TableSet::open(&db, &rules);
         for seed in 1..=6 {
             agree(
@@ -135,7 +131,7 @@ fn search_agrees_with_naive_minimax() {
 
 #[test]
 fn verify_prints_the_value_of_the_start() {
-    let db = build("print", "standard,stones=3");
+    let db = common::shared_db("standard,stones=3");
     let out = Command::new(env!("CARGO_BIN_EXE_millbase"))
         .args([
             "verify",

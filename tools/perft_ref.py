@@ -34,7 +34,7 @@ import argparse
 import sys
 
 
-# ---- boards (RULES.md sections 2 and 4) ------------------------------------
+# ---- boards (docs/RULES.md sections 2 and 4) ------------------------------------
 
 class Board:
     def __init__(self, name, npoints, lines, edges, nlines, nedges):

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Independent, deliberately simple reference *value* solver for small mill games.
 
-Written from the project's rules reference, RULES.md (sections 1, 4 and 5),
+Written from the project's rules reference, docs/RULES.md (sections 1, 4 and 5),
 and the decisions in README.md, not from the Rust sources.  Move generation is the one of
-tools/perft_ref.py (itself written from RULES.md); this file adds the values.
+tools/perft_ref.py (itself written from docs/RULES.md); this file adds the values.
 
 Method: the explicit state graph of every position reachable from the start
 (breadth-first over perft_ref.gen_moves), then plain retrograde analysis
@@ -20,13 +20,13 @@ Method: the explicit state graph of every position reachable from the start
 Values are for the side to move; a win has an odd, a loss an even number of
 plies.
 
-N-move rule (nmove=N, RULES.md section 5): the state is (position, counter)
+N-move rule (nmove=N, docs/RULES.md section 5): the state is (position, counter)
 explicitly.  The counter is 0 while any hand has stones (placing phase) and at
 the position after the last placement; in the moving phase a move that closes
 a mill sets it to 0, any other move adds 1.  A quiet move that brings it to N
 ends the game in a draw, unless the opponent is left without a legal move (then
 the mover wins, as always).  Under mill=wins a mill ends the game, so the
-plies to the end in the (position, counter) graph equal RULES.md's Z (plies to
+plies to the end in the (position, counter) graph equal docs/RULES.md's Z (plies to
 the winning mill or the end).  Under mill=removes a second pass computes Z:
 every moving-phase move that closes a mill leads to a terminal carrying the
 child's value at counter 0 with 0 plies (a placing-phase mill is an ordinary
@@ -160,7 +160,7 @@ def solve(rules, extra=(), progress=False, zfrom=None):
     zfrom (N-move rule only): a solved graph of the same rules; then every
     moving-phase move that closes a mill leads to a sentinel terminal carrying
     that child's value (at counter 0, from zfrom) with 0 plies, so the plies
-    computed are RULES.md's Z (plies to the winning mill or the end) instead of
+    computed are docs/RULES.md's Z (plies to the winning mill or the end) instead of
     plies to the end."""
     N = rules["nmove"]
     start = key_of(((0, 0), tuple(rules["stones"]), 0), 0)
@@ -397,7 +397,7 @@ def compare(args, rules, s, pure=None):
             if not wdl_only and ans.get("z") != exp_z:
                 problems.append("Z %s: millbase z=%s, reference Z=%s" % (line, ans.get("z"), exp_z))
             # rule_draw: a draw at this counter that the pure game decides;
-            # RULES.md 5 keeps "cursed win" / "blessed loss" for Z > N (a draw
+            # docs/RULES.md 5 keeps "cursed win" / "blessed loss" for Z > N (a draw
             # at every counter, so already at counter 0); one decided at
             # counter 0 is "drawn by the counter" at a later counter.
             exp_rd = None

@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 /// Most points any supported board has.
 pub const MAX_POINTS: usize = 24;
 
-/// A point of the board, numbered from 0 (see `RULES.md`, section 2).
+/// A point of the board, numbered from 0 (see `docs/RULES.md`, section 2).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Point(u8);
 
@@ -136,7 +136,7 @@ pub struct Board {
     pub symmetries: Vec<Symmetry>,
 }
 
-/// The standard Nine Men's Morris board (RULES.md section 2).
+/// The standard Nine Men's Morris board (docs/RULES.md section 2).
 pub const STANDARD_SPEC: BoardSpec = BoardSpec {
     name: "standard",
     extends: None,
@@ -211,7 +211,7 @@ pub const STANDARD_SPEC: BoardSpec = BoardSpec {
 };
 
 /// The standard board with the four diagonals through the corners, each a
-/// line and two edges (RULES.md 4.1): twelve men's morris, Morabaraba.
+/// line and two edges (docs/RULES.md 4.1): twelve men's morris, Morabaraba.
 /// Its lines and edges are the standard board's plus these.
 pub const DIAGONALS_SPEC: BoardSpec = BoardSpec {
     name: "diagonals",
@@ -232,7 +232,7 @@ pub const DIAGONALS_SPEC: BoardSpec = BoardSpec {
 };
 
 /// Six men's morris: two squares joined at the midpoints of their sides
-/// (RULES.md 4.2).
+/// (docs/RULES.md 4.2).
 pub const SIX_SPEC: BoardSpec = BoardSpec {
     name: "six",
     extends: None,
@@ -280,7 +280,7 @@ pub const SIX_SPEC: BoardSpec = BoardSpec {
     ],
 };
 
-/// Three men's morris: a 3x3 grid with both diagonals (RULES.md 4.3).
+/// Three men's morris: a 3x3 grid with both diagonals (docs/RULES.md 4.3).
 pub const THREE_SPEC: BoardSpec = BoardSpec {
     name: "three",
     extends: None,

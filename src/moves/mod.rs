@@ -73,7 +73,7 @@ pub fn most_removals(rules: &Rules) -> u8 {
 }
 
 /// The N-move counter after `mv` from `pos` at `counter`: reset by a mill
-/// and during the placing phase, else one more (`RULES.md` section 5).
+/// and during the placing phase, else one more (`docs/RULES.md` section 5).
 pub fn next_counter(pos: &Position, mv: &Move, counter: u16) -> u16 {
     if !pos.is_moving_phase() || !mv.removed.is_empty() {
         0

@@ -85,7 +85,7 @@ fn sanmill_point(ring: usize, j: usize) -> Point {
     Point::new_unchecked((8 * square + (j + 1) % 8) as u8)
 }
 
-/// Parses Sanmill's FEN-like line (`RULES.md` section 2): rings, side,
+/// Parses Sanmill's FEN-like line (`docs/RULES.md` section 2): rings, side,
 /// phase, action, white on board, white in hand, black on board, black in
 /// hand; later fields are ignored.
 pub fn parse_sanmill(text: &str, rules: &Rules) -> Result<Position, ParseError> {

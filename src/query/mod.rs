@@ -453,7 +453,7 @@ pub struct CounterValue {
 }
 
 /// A draw under the N-move rule of a position the pure game decides
-/// (`RULES.md` section 5).
+/// (`docs/RULES.md` section 5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RuleDraw {
     /// A pure win with `Z > N`: a draw at every counter.

@@ -1,4 +1,4 @@
-//! Rule sets: the options of `RULES.md` sections 3 and 4 as a runtime value.
+//! Rule sets: the options of `docs/RULES.md` sections 3 and 4 as a runtime value.
 //!
 //! A rule set is written `PRESET[,key=value...]`, e.g. `standard`,
 //! `standard,flying=off`, `standard,stones=7,protection=none`. Every rule
@@ -81,7 +81,7 @@ pub struct Rules {
     /// Closing a mill removes stones or wins.
     pub mill: MillRule,
     /// The N-move rule: a draw after this many plies of the moving phase
-    /// without a mill (RULES.md section 5); `None`: off.
+    /// without a mill (docs/RULES.md section 5); `None`: off.
     pub nmove: Option<u16>,
 }
 

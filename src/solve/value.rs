@@ -111,7 +111,7 @@ pub enum Encoding {
     /// `code = plies + 1`, 0 draw: the parity of the plies tells a win
     /// (odd) from a loss (even).
     Plies,
-    /// The N-move rule with `N` plies (RULES.md 5): `code = 2 Z + 1` for a
+    /// The N-move rule with `N` plies (docs/RULES.md 5): `code = 2 Z + 1` for a
     /// loss and `2 Z + 2` for a win, where `Z` is the plies to the next mill
     /// or the end of the game under best play (a mill by the loser can come
     /// after an odd number of plies, so the parity of `Z` tells nothing);

@@ -290,6 +290,20 @@ pub fn build_tables(
         .unwrap_or_else(|e| panic!("build {}: {e}", rules.short_name()))
 }
 
+/// One table folder shared by the tests of a binary that only read tables,
+/// with `rules` built in it (tables are shared by the stone counts of a
+/// board, so a second game on the same board builds little). Builds run
+/// one at a time; a table is renamed into place only when complete, so
+/// readers never see a partial one. Removed when the process exits.
+pub fn shared_db(rules: &str) -> &'static std::path::Path {
+    static DB: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    static BUILDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let db = DB.get_or_init(|| TempDir::new("shared").leak());
+    let _one_at_a_time = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
+    build_tables(db, &rules.parse().unwrap(), &[]);
+    db
+}
+
 /// Builds every table of `rules` into a fresh folder named by `tag` and the
 /// rules, removed when the returned handle is dropped.
 pub fn build_db(tag: &str, rules: &str) -> TempDir {
