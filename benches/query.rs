@@ -18,7 +18,7 @@ fn main() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let pick = |rng: &mut Rng| {
         let s = subs[(rng.next() % subs.len() as u64) as usize];
-        random_position(rng, &rules, s.w, s.b)
+        random_position(rng, &rules, s.us, s.them)
     };
 
     // Cold: a fresh TableSet each time, first probe in a random subspace.

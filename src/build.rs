@@ -152,7 +152,7 @@ pub struct BuildReport {
 type PairId = (u8, u8);
 
 fn pair_of(s: Subspace) -> PairId {
-    (s.w.max(s.b), s.w.min(s.b))
+    (s.us.max(s.them), s.us.min(s.them))
 }
 
 fn pair_subspaces((w, b): PairId) -> Vec<Subspace> {
@@ -227,7 +227,7 @@ fn describe(subs: &[Subspace], indexer: &Indexer) -> (String, u64) {
         .join(" + ");
     let slots = subs
         .iter()
-        .map(|s| indexer.subspace(s.w, s.b).slots())
+        .map(|s| indexer.subspace(s.us, s.them).slots())
         .sum();
     (name, slots)
 }

@@ -144,10 +144,10 @@ fn check_tables(spec: &str, rules: &Rules, n: u32, want: &HashMap<(u32, u32), Ve
         let s: Subspace = name.parse().unwrap();
         let table = folder.load(s).unwrap();
         let pure_table = pure.load(s).unwrap();
-        let idx = indexer.subspace(s.w, s.b);
+        let idx = indexer.subspace(s.us, s.them);
         for (&(us, them), values) in want
             .iter()
-            .filter(|((u, t), _)| u.count_ones() == s.w as u32 && t.count_ones() == s.b as u32)
+            .filter(|((u, t), _)| u.count_ones() == s.us as u32 && t.count_ones() == s.them as u32)
         {
             let slot = idx.slot(PointSet(us), PointSet(them));
             let code = table.code(slot);

@@ -317,7 +317,7 @@ fn verify_methods_agree_and_a_tampered_table_is_caught() {
     let table = common::load_table(&db, &rules, s);
     let slot = (0..table.len())
         .find(|&i| {
-            indexer.subspace(s.w, s.b).is_canonical(i)
+            indexer.subspace(s.us, s.them).is_canonical(i)
                 && !matches!(Value::from_code(table.code(i)), Some(Value::Draw))
         })
         .unwrap();

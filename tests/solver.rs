@@ -158,7 +158,7 @@ fn compare(spec: &str, subspaces: &[(u32, u32)]) {
     for &(w, b) in subspaces {
         let s = Subspace::moving(w as u8, b as u8);
         let table = common::load_table(&db, &rules, s);
-        let idx = indexer.subspace(s.w, s.b);
+        let idx = indexer.subspace(s.us, s.them);
         for (&(us, them), &v) in naive
             .iter()
             .filter(|((u, t), _)| u.count_ones() == w && t.count_ones() == b)

@@ -17,7 +17,7 @@ fn main() {
         }
     };
     let indexer = Indexer::for_board(rules.board());
-    let slots = |s: &millbase::index::Subspace| indexer.subspace(s.w, s.b).slots();
+    let slots = |s: &millbase::index::Subspace| indexer.subspace(s.us, s.them).slots();
     let moving = moving_subspaces(&rules);
     let placing = placing_subspaces(&rules);
     let largest = placing.iter().max_by_key(|s| slots(s));

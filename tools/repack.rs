@@ -47,7 +47,7 @@ fn main() {
             }
         }
     }
-    names.sort_by_key(|s| (s.wh + s.bh == 0, from.slots(*s)));
+    names.sort_by_key(|s| (s.us_hand + s.them_hand == 0, from.slots(*s)));
     let (mut before, mut after) = ([0u64; 2], [0u64; 2]);
     for s in names {
         let old = from.open(s).unwrap_or_else(|e| fail(e));

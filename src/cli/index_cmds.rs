@@ -101,14 +101,14 @@ pub fn index_info(rules: &Rules, args: &IndexInfoArgs) -> Result<(), CliError> {
 pub fn check_index(rules: &Rules, args: &CheckIndexArgs) -> Result<(), CliError> {
     let sub: Subspace = args.subspace.parse().map_err(CliError::input)?;
     let n = rules.board().size as u32;
-    if sub.w as u32 + sub.b as u32 > n {
+    if sub.us as u32 + sub.them as u32 > n {
         return Err(CliError::input(format!(
             "subspace {sub}: {} stones do not fit on {n} points",
-            sub.w + sub.b
+            sub.us + sub.them
         )));
     }
     let indexer = Indexer::for_board(rules.board());
-    let idx = indexer.subspace(sub.w, sub.b);
+    let idx = indexer.subspace(sub.us, sub.them);
     let start = std::time::Instant::now();
     let IndexCheck {
         slots,

@@ -155,7 +155,7 @@ pub fn info_cmd(_rules: &Rules, args: &InfoArgs) -> Result<(), CliError> {
             p.file_stem()
                 .and_then(|s| s.to_str())
                 .and_then(|s| s.parse::<Subspace>().ok())
-                .map(|s| (s.w + s.b, s.w, s.b))
+                .map(|s| (s.us + s.them, s.us, s.them))
         });
         bad += info_folder(&folder, &files);
     }

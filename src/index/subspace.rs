@@ -8,39 +8,44 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
 
-/// A stone-count subspace, always from the side to move's point of view:
-/// `w` stones on the board for the side to move, `b` for the other, and
-/// stones in hand `wh`, `bh` (both 0 in the moving phase).
+/// A stone-count subspace, always from the side to move's point of view
+/// (written `us-them-us_hand-them_hand`, or `us-them` in the moving phase,
+/// where both hands are empty).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub struct Subspace {
     /// Stones on the board of the side to move.
-    pub w: u8,
+    pub us: u8,
     /// Stones on the board of the other side.
-    pub b: u8,
+    pub them: u8,
     /// Stones in hand of the side to move.
-    pub wh: u8,
+    pub us_hand: u8,
     /// Stones in hand of the other side.
-    pub bh: u8,
+    pub them_hand: u8,
 }
 
 impl Subspace {
-    /// The moving-phase subspace `w-b`.
-    pub const fn moving(w: u8, b: u8) -> Subspace {
-        Subspace { w, b, wh: 0, bh: 0 }
+    /// The moving-phase subspace `us-them`.
+    pub const fn moving(us: u8, them: u8) -> Subspace {
+        Subspace {
+            us,
+            them,
+            us_hand: 0,
+            them_hand: 0,
+        }
     }
 
     /// Whether both hands are empty.
     pub fn is_moving(&self) -> bool {
-        self.wh == 0 && self.bh == 0
+        self.us_hand == 0 && self.them_hand == 0
     }
 
-    /// The subspace with the sides swapped (`w-b` -> `b-w`).
+    /// The subspace with the sides swapped (`us-them` -> `them-us`).
     pub fn twin(&self) -> Subspace {
         Subspace {
-            w: self.b,
-            b: self.w,
-            wh: self.bh,
-            bh: self.wh,
+            us: self.them,
+            them: self.us,
+            us_hand: self.them_hand,
+            them_hand: self.us_hand,
         }
     }
 }
@@ -75,7 +80,7 @@ pub fn child_subspaces(rules: &Rules, s: Subspace) -> Vec<Subspace> {
     if s.is_moving() {
         return out;
     }
-    let kinds: &[u8] = match (s.wh > 0, rules.lasker && s.w > 0) {
+    let kinds: &[u8] = match (s.us_hand > 0, rules.lasker && s.us > 0) {
         (false, _) => &[0],
         (true, false) => &[1],
         (true, true) => &[1, 0],
@@ -83,16 +88,16 @@ pub fn child_subspaces(rules: &Rules, s: Subspace) -> Vec<Subspace> {
     for &placed in kinds {
         for k in 0..=most_removals(rules) {
             // A removal needs a mill: three of the mover's stones after the move.
-            if k > s.b || (k > 0 && s.w + placed < 3) {
+            if k > s.them || (k > 0 && s.us + placed < 3) {
                 break;
             }
             let c = Subspace {
-                w: s.b - k,
-                b: s.w + placed,
-                wh: s.bh,
-                bh: s.wh - placed,
+                us: s.them - k,
+                them: s.us + placed,
+                us_hand: s.them_hand,
+                them_hand: s.us_hand - placed,
             };
-            if c.w + c.wh >= 3 {
+            if c.us + c.us_hand >= 3 {
                 out.push(c);
             }
         }
@@ -105,10 +110,10 @@ pub fn child_subspaces(rules: &Rules, s: Subspace) -> Vec<Subspace> {
 /// before parents: the order in which they are built.
 pub fn placing_subspaces(rules: &Rules) -> Vec<Subspace> {
     let start = Subspace {
-        w: 0,
-        b: 0,
-        wh: rules.stones.white,
-        bh: rules.stones.black,
+        us: 0,
+        them: 0,
+        us_hand: rules.stones.white,
+        them_hand: rules.stones.black,
     };
     let mut seen = BTreeSet::from([start]);
     let mut todo = vec![start];
@@ -128,10 +133,10 @@ pub fn placing_subspaces(rules: &Rules) -> Vec<Subspace> {
         // board: a pair's exits come before it. Twins are neighbours.
         out.sort_by_key(|s| {
             (
-                s.wh + s.bh,
-                s.w + s.b,
-                s.w.max(s.b),
-                s.wh.max(s.bh),
+                s.us_hand + s.them_hand,
+                s.us + s.them,
+                s.us.max(s.them),
+                s.us_hand.max(s.them_hand),
                 *s.max(&s.twin()),
             )
         });
@@ -140,7 +145,7 @@ pub fn placing_subspaces(rules: &Rules) -> Vec<Subspace> {
     // Fewer stones in hand first; a side without stones in hand moves on
     // the board into the same layer, so it comes after that layer's
     // placements; within a layer neighbours share children.
-    out.sort_by_key(|s| (s.wh + s.bh, s.wh == 0, s.w, s.b));
+    out.sort_by_key(|s| (s.us_hand + s.them_hand, s.us_hand == 0, s.us, s.them));
     out
 }
 
@@ -162,7 +167,7 @@ pub fn placing_slots(rules: &Rules) -> u64 {
     let indexer = Indexer::for_board(rules.board());
     placing_subspaces(rules)
         .iter()
-        .map(|s| indexer.subspace(s.w, s.b).slots())
+        .map(|s| indexer.subspace(s.us, s.them).slots())
         .sum()
 }
 
@@ -177,9 +182,13 @@ pub fn all_subspaces(rules: &Rules) -> Vec<Subspace> {
 impl fmt::Display for Subspace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_moving() {
-            write!(f, "{}-{}", self.w, self.b)
+            write!(f, "{}-{}", self.us, self.them)
         } else {
-            write!(f, "{}-{}-{}-{}", self.w, self.b, self.wh, self.bh)
+            write!(
+                f,
+                "{}-{}-{}-{}",
+                self.us, self.them, self.us_hand, self.them_hand
+            )
         }
     }
 }
@@ -197,12 +206,20 @@ impl FromStr for Subspace {
         };
         let parts = parts.ok_or_else(bad)?;
         let sub = match parts[..] {
-            [w, b] => Subspace::moving(w, b),
-            [w, b, wh, bh] => Subspace { w, b, wh, bh },
+            [us, them] => Subspace::moving(us, them),
+            [us, them, us_hand, them_hand] => Subspace {
+                us,
+                them,
+                us_hand,
+                them_hand,
+            },
             _ => return Err(bad()),
         };
         let total = |a: u8, b: u8| a as u32 + b as u32;
-        if total(sub.w, sub.b) > 24 || total(sub.w, sub.wh) > 12 || total(sub.b, sub.bh) > 12 {
+        if total(sub.us, sub.them) > 24
+            || total(sub.us, sub.us_hand) > 12
+            || total(sub.them, sub.them_hand) > 12
+        {
             return Err(ParseError::new(format!(
                 "subspace `{s}`: more stones than any supported rule set allows"
             )));

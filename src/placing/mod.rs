@@ -147,17 +147,17 @@ pub(crate) fn solve_subspace(
 ) -> Option<Table> {
     let board = rules.board();
     let indexer = Indexer::for_board(board);
-    let index = indexer.subspace(s.w, s.b);
+    let index = indexer.subspace(s.us, s.them);
     // Slots of `(them, us)`: by orbit of `them`, each class of `(us, them)`
     // once among the canonical ones.
-    let mirror = indexer.subspace(s.b, s.w);
+    let mirror = indexer.subspace(s.them, s.us);
     let kids = child_subspaces(rules, s);
     let children = Children {
         by_removed: (0..=most_removals(rules))
             .map(|k| {
                 kids.iter()
-                    .find(|c| c.w + k == s.b)
-                    .and_then(|&c| tables.get(c).map(|t| (indexer.subspace(c.w, c.b), t)))
+                    .find(|c| c.us + k == s.them)
+                    .and_then(|&c| tables.get(c).map(|t| (indexer.subspace(c.us, c.them), t)))
             })
             .collect(),
         encoding: Encoding::of(rules, false),
@@ -184,40 +184,49 @@ pub(crate) fn solve_subspace(
                 // Every quiet move places a stone while the mover has stones
                 // in hand: the children's ranks differ by one stone.
                 let placements = match (quiet, &prepared) {
-                    (Some((qi, _)), Some(side)) if s.wh > 0 => Some(qi.placements(side, us)),
+                    (Some((qi, _)), Some(side)) if s.us_hand > 0 => Some(qi.placements(side, us)),
                     _ => None,
                 };
-                let moves = for_each_step(board, rules, us, them, s.wh, s.bh, removals, |step| {
-                    match step {
-                        Step::Quiet(after) => {
-                            // The child (them to move) is in the quiet table,
-                            // which exists: both sides keep their stones.
-                            let (qi, _) = quiet.expect("a quiet child subspace");
-                            let slot = match &placements {
-                                Some(p) => p.slot(after),
-                                None => qi.slot_with(prepared.as_ref().unwrap(), after),
-                            };
-                            batch.lookups.push((0, slot));
-                        }
-                        Step::Wins => fold(&mut best, Some(Value::Loss(0)), &broken),
-                        Step::Capture(after, left) => {
-                            let removed = them.len() - left.len();
-                            // `them` is the same in the whole block, so the
-                            // side to move after one removal is one of
-                            // |them| sets: prepared once per block.
-                            let slot = if removed == 1 {
-                                let r = them.minus(left).0.trailing_zeros() as usize;
-                                children.slot_after_one(&mut captured[r], left, after)
-                            } else {
-                                children.slot(removed, left, after)
-                            };
-                            match slot {
-                                Some(slot) => batch.lookups.push((removed as u8, slot)),
-                                None => broken.store(true, Relaxed),
+                let moves = for_each_step(
+                    board,
+                    rules,
+                    us,
+                    them,
+                    s.us_hand,
+                    s.them_hand,
+                    removals,
+                    |step| {
+                        match step {
+                            Step::Quiet(after) => {
+                                // The child (them to move) is in the quiet table,
+                                // which exists: both sides keep their stones.
+                                let (qi, _) = quiet.expect("a quiet child subspace");
+                                let slot = match &placements {
+                                    Some(p) => p.slot(after),
+                                    None => qi.slot_with(prepared.as_ref().unwrap(), after),
+                                };
+                                batch.lookups.push((0, slot));
+                            }
+                            Step::Wins => fold(&mut best, Some(Value::Loss(0)), &broken),
+                            Step::Capture(after, left) => {
+                                let removed = them.len() - left.len();
+                                // `them` is the same in the whole block, so the
+                                // side to move after one removal is one of
+                                // |them| sets: prepared once per block.
+                                let slot = if removed == 1 {
+                                    let r = them.minus(left).0.trailing_zeros() as usize;
+                                    children.slot_after_one(&mut captured[r], left, after)
+                                } else {
+                                    children.slot(removed, left, after)
+                                };
+                                match slot {
+                                    Some(slot) => batch.lookups.push((removed as u8, slot)),
+                                    None => broken.store(true, Relaxed),
+                                }
                             }
                         }
-                    }
-                });
+                    },
+                );
                 if moves == 0 && blocked_draws(board, rules, us, them) {
                     best = Some(Value::Draw);
                 }
@@ -274,10 +283,10 @@ mod tests {
         let per_mill: Rules = "twelve,double-mill=per-mill".parse().unwrap();
         assert_eq!(most_removals(&per_mill), 3);
         let s = Subspace {
-            w: 6,
-            b: 6,
-            wh: 1,
-            bh: 0,
+            us: 6,
+            them: 6,
+            us_hand: 1,
+            them_hand: 0,
         };
         assert!(child_subspaces(&per_mill, s).contains(&Subspace::moving(3, 7)));
         let twice: Rules = "twelve,double-mill=per-mill,removals=2".parse().unwrap();
@@ -300,6 +309,6 @@ mod tests {
         assert!(!subs.contains(&"9-9-1-0".parse().unwrap()));
         let exits = moving_exits(&rules);
         assert!(exits.contains(&Subspace::moving(9, 9)));
-        assert!(exits.iter().all(|e| e.w >= 3 && e.b >= 3));
+        assert!(exits.iter().all(|e| e.us >= 3 && e.them >= 3));
     }
 }

@@ -81,7 +81,7 @@ impl<B> BlockCache<B> {
     }
 
     fn shard(&self, key: &BlockKey) -> &Mutex<FastMap<BlockKey, B>> {
-        let h = (key.0.w as usize * 31 + key.0.b as usize) * 7 + key.1 as usize * 13;
+        let h = (key.0.us as usize * 31 + key.0.them as usize) * 7 + key.1 as usize * 13;
         &self.shards[h % SHARDS]
     }
 
@@ -230,7 +230,7 @@ impl TableSet {
     /// `None` for a placing subspace no game reaches.
     fn number(&self, s: Subspace) -> Option<usize> {
         if s.is_moving() {
-            Some(s.w as usize * stone_counts(&self.rules) + s.b as usize)
+            Some(s.us as usize * stone_counts(&self.rules) + s.them as usize)
         } else {
             self.placing.get(&s).copied()
         }
@@ -243,27 +243,27 @@ impl TableSet {
             return Ok(Lookup::Known(Value::Loss(0)));
         }
         let s = Subspace {
-            w: us.len() as u8,
-            b: them.len() as u8,
-            wh: pos.hand[pos.to_move],
-            bh: pos.hand[!pos.to_move],
+            us: us.len() as u8,
+            them: them.len() as u8,
+            us_hand: pos.hand[pos.to_move],
+            them_hand: pos.hand[!pos.to_move],
         };
         let Some(number) = self.number(s) else {
             let why = format!(
                 "no game from the start under rules {} reaches a position with {} and {} \
                  stones on the board and {} and {} in hand (side to move first)",
                 self.rules.short_name(),
-                s.w,
-                s.b,
-                s.wh,
-                s.bh
+                s.us,
+                s.them,
+                s.us_hand,
+                s.them_hand
             );
             return Err(ProbeError::NotCovered(why));
         };
         Ok(Lookup::Slot(
             s,
             number,
-            self.indexer.subspace(s.w, s.b).slot(us, them),
+            self.indexer.subspace(s.us, s.them).slot(us, them),
         ))
     }
 

@@ -88,13 +88,13 @@ impl Exits {
     }
 
     fn key(s: Subspace) -> usize {
-        exit_key(s.w, s.b, s.wh, s.bh)
+        exit_key(s.us, s.them, s.us_hand, s.them_hand)
     }
 
     /// Adds a finished table.
     pub fn insert(&mut self, table: Table) {
         let s = table.subspace;
-        let idx = self.indexer.subspace(s.w, s.b);
+        let idx = self.indexer.subspace(s.us, s.them);
         self.tables[Self::key(s)] = Some(Box::new((idx, table)));
     }
 
@@ -128,10 +128,10 @@ impl Exits {
             panic!(
                 "exit table {} is loaded before its pair is solved",
                 Subspace {
-                    w,
-                    b,
-                    wh: hands.0,
-                    bh: hands.1
+                    us: w,
+                    them: b,
+                    us_hand: hands.0,
+                    them_hand: hands.1
                 }
             )
         });
@@ -292,7 +292,7 @@ impl Pair<'_> {
         let mut quiet = 0;
         // A placement (Lasker) leaves the pair: the mover has a stone more
         // on the board and one less in hand.
-        let (us_hand, them_hand) = (self.subs[i].wh, self.subs[i].bh);
+        let (us_hand, them_hand) = (self.subs[i].us_hand, self.subs[i].them_hand);
         let placed = |us2: PointSet| (us2.len() > us.len()) as u8;
         // Every placement that removes nothing leads to one exit table,
         // with `them` to move: that side of its index is prepared once.
@@ -522,7 +522,7 @@ impl Pair<'_> {
                     n += 1;
                     let (us, them) = idx.position(slot as u64).expect("slot in range");
                     preds.clear();
-                    let mover_hand = self.subs[i].bh;
+                    let mover_hand = self.subs[i].them_hand;
                     for_each_quiet_unmove(self.board, self.rules, us, them, mover_hand, |mover| {
                         preds.push(pred_idx.slot(mover, us) as u32);
                     });
@@ -748,8 +748,10 @@ pub fn solve_twins(
     } else {
         vec![s, s.twin()]
     };
-    let idx: Vec<SubspaceIndex<'static>> =
-        subs.iter().map(|s| indexer.subspace(s.w, s.b)).collect();
+    let idx: Vec<SubspaceIndex<'static>> = subs
+        .iter()
+        .map(|s| indexer.subspace(s.us, s.them))
+        .collect();
     let slots: u64 = idx.iter().map(|i| i.slots()).sum();
     if let Some(big) = idx.iter().find(|i| i.slots() > u32::MAX as u64) {
         return Err(format!(

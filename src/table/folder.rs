@@ -85,7 +85,7 @@ impl TableFolder {
     /// Slots of subspace `s` on this rule set's board.
     pub fn slots(&self, s: Subspace) -> u64 {
         Indexer::for_board(self.rules.board())
-            .subspace(s.w, s.b)
+            .subspace(s.us, s.them)
             .slots()
     }
 

@@ -470,10 +470,10 @@ impl MappedTable {
         };
         let info = TableInfo {
             subspace: Subspace {
-                w: b[16],
-                b: b[17],
-                wh: b[18],
-                bh: b[19],
+                us: b[16],
+                them: b[17],
+                us_hand: b[18],
+                them_hand: b[19],
             },
             rules: String::from_utf8_lossy(&b[fixed..fixed + len]).into_owned(),
             slots: u64_at(24),
@@ -805,7 +805,16 @@ pub(super) fn write(
         ));
     }
     let [p0, p1] = encoding.parameter().to_le_bytes();
-    header.extend_from_slice(&[s.w, s.b, s.wh, s.bh, width, encoding.id(), p0, p1]);
+    header.extend_from_slice(&[
+        s.us,
+        s.them,
+        s.us_hand,
+        s.them_hand,
+        width,
+        encoding.id(),
+        p0,
+        p1,
+    ]);
     header.extend_from_slice(&table.len().to_le_bytes());
     header.extend_from_slice(&BLOCK_SLOTS.to_le_bytes());
     header.extend_from_slice(&(n as u32).to_le_bytes());

@@ -131,10 +131,10 @@ fn children_subspaces(rules: &Rules, s: Subspace) -> Vec<Subspace> {
     }
     // After a move the opponent is to move with `b` stones or fewer
     // (captures), against our `w`.
-    for x in 3..=s.b {
-        out.push(Subspace::moving(x, s.w));
+    for x in 3..=s.them {
+        out.push(Subspace::moving(x, s.us));
     }
-    out.sort_by_key(|t| (t.w, t.b));
+    out.sort_by_key(|t| (t.us, t.them));
     out.dedup();
     out
 }
@@ -157,7 +157,7 @@ fn check_one<'t>(
         }
     };
     let indexer = Indexer::for_board(rules.board());
-    let index = indexer.subspace(s.w, s.b);
+    let index = indexer.subspace(s.us, s.them);
     let table = &tables[&s];
     let bad_count = AtomicU64::new(0);
     // The children's tables and indexes by stone counts, for cheap
@@ -165,23 +165,24 @@ fn check_one<'t>(
     // rules may move a stone instead); without, it moves a stone. So a
     // child's stones in hand are those of `s` swapped, one fewer for the
     // mover if it placed: `by_counts[placed]`.
-    let placed = (s.wh > 0) as u8;
-    let child_hand = s.bh;
+    let placed = (s.us_hand > 0) as u8;
+    let child_hand = s.them_hand;
     let mut by_counts: [Vec<Option<(SubspaceIndex<'_>, &Table)>>; 2] =
         std::array::from_fn(|_| (0..25 * 25).map(|_| None).collect());
     for (t, table) in tables {
         for (p, counts) in by_counts.iter_mut().enumerate() {
-            if t.wh == child_hand && p as u8 <= s.wh && t.bh == s.wh - p as u8 {
-                counts[t.w as usize * 25 + t.b as usize] =
-                    Some((indexer.subspace(t.w, t.b), table));
+            if t.us_hand == child_hand && p as u8 <= s.us_hand && t.them_hand == s.us_hand - p as u8
+            {
+                counts[t.us as usize * 25 + t.them as usize] =
+                    Some((indexer.subspace(t.us, t.them), table));
             }
         }
     }
     // Children without a capture (by a placement when the mover has stones
     // in hand): the mover's stones stay `them`, so their side of the index
     // is prepared once per position.
-    let mover_after = s.w as usize + placed as usize;
-    let (quiet_index, quiet_table) = by_counts[placed as usize][s.b as usize * 25 + mover_after]
+    let mover_after = s.us as usize + placed as usize;
+    let (quiet_index, quiet_table) = by_counts[placed as usize][s.them as usize * 25 + mover_after]
         .as_ref()
         .expect("the quiet child's table is loaded");
     let position = |us: PointSet, them: PointSet| Position {
@@ -190,8 +191,8 @@ fn check_one<'t>(
             black: them,
         },
         hand: ByColor {
-            white: s.wh,
-            black: s.bh,
+            white: s.us_hand,
+            black: s.them_hand,
         },
         to_move: Color::White,
     };
