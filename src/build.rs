@@ -318,7 +318,6 @@ impl Build {
 
     /// Runs every step whose tables are not finished on disk.
     pub fn run(&self, progress: &dyn Progress) -> Result<BuildReport, BuildError> {
-        let db = self.folder.db();
         let indexer = Indexer::for_board(self.folder.rules().board());
         let mut report = BuildReport {
             placing: self.placing.then(PhaseReport::default),
@@ -336,7 +335,7 @@ impl Build {
             phase_start = end;
             progress.build_phase(phase.name());
             let started = Instant::now();
-            let folder = TableFolder::new(db, &steps[0].rules);
+            let folder = self.folder.with_rules(&steps[0].rules);
             let dir = if phase.is_moving() {
                 folder.moving_dir()
             } else {
@@ -346,7 +345,7 @@ impl Build {
             // Exits of different rules share subspace names.
             exits.retain(|_| false);
             let pure = (phase == Phase::Moving && folder.rules().nmove.is_some())
-                .then(|| TableFolder::new(db, &folder.rules().pure()));
+                .then(|| folder.with_rules(&folder.rules().pure()));
             let mut done = PhaseReport::default();
             // Rows of the tables computed now: the stats file needs no
             // second read of them.

@@ -72,13 +72,14 @@ fn print_check(r: &SubspaceCheck) {
 /// `millbase check`.
 pub fn check_cmd(rules: &Rules, args: &CheckArgs) -> Result<(), CliError> {
     super::use_threads(args.threads)?;
+    let folder = millbase::TableFolder::new(&args.db, rules);
     let placing = millbase::index::placing_subspaces(rules);
     let mut all = moving_subspaces(rules);
     all.extend(&placing);
     let subspaces: Vec<Subspace> = if args.subspaces.is_empty() {
         let built = placing
             .last()
-            .is_some_and(|&s| millbase::table::TableFolder::new(&args.db, rules).exists(s));
+            .is_some_and(|&s| folder.exists(s));
         if built {
             all
         } else {
@@ -103,7 +104,7 @@ pub fn check_cmd(rules: &Rules, args: &CheckArgs) -> Result<(), CliError> {
         list
     };
     let start = std::time::Instant::now();
-    let results = check_subspaces(&args.db, rules, &subspaces, print_check)
+    let results = check_subspaces(&folder, &subspaces, print_check)
         .map_err(|e| CliError::table(&e, rules))?;
     let slots: u64 = results.iter().map(|r| r.slots).sum();
     let bad: u64 = results.iter().map(|r| r.bad).sum();

@@ -37,6 +37,11 @@ impl TableFolder {
         }
     }
 
+    /// The tables of another rule set under the same database folder.
+    pub fn with_rules(&self, rules: &Rules) -> TableFolder {
+        TableFolder::new(&self.db, rules)
+    }
+
     /// The database folder.
     pub fn db(&self) -> &Path {
         &self.db
@@ -112,7 +117,7 @@ impl TableFolder {
     /// 10-stone build so reuses the 9-stone tables instead of recomputing
     /// them.
     pub fn adopt(&self, s: Subspace) -> bool {
-        let preset = TableFolder::new(&self.db, &self.rules.preset_moving_rules());
+        let preset = self.with_rules(&self.rules.preset_moving_rules());
         if !s.is_moving()
             || preset.moving_dir() == self.moving_dir()
             || self.exists(s)

@@ -21,7 +21,6 @@ use crate::solve::value::{Encoding, Value};
 use crate::table::{Table, TableError, TableFolder};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// One slot whose stored value is wrong.
@@ -90,12 +89,11 @@ enum Expect {
 /// Checks the tables of `subspaces` (all checksums, then every slot
 /// against its children). Table errors (missing, corrupt) stop the check.
 pub fn check_subspaces(
-    db: &Path,
-    rules: &Rules,
+    folder: &TableFolder,
     subspaces: &[Subspace],
     mut report: impl FnMut(&SubspaceCheck),
 ) -> Result<Vec<SubspaceCheck>, TableError> {
-    let folder = TableFolder::new(db, rules);
+    let rules = folder.rules();
     let mut loaded: HashMap<Subspace, Table> = HashMap::new();
     let mut out = Vec::new();
     for &s in subspaces {
@@ -111,7 +109,7 @@ pub fn check_subspaces(
         // Under the N-move rule, the pure game's table tells which draws
         // are cursed wins and blessed losses.
         let pure = match rules.nmove {
-            Some(_) if s.is_moving() => Some(TableFolder::new(db, &rules.pure()).load(s)?),
+            Some(_) if s.is_moving() => Some(folder.with_rules(&rules.pure()).load(s)?),
             _ => None,
         };
         let mut result = check_one(rules, s, &loaded, pure.as_ref())?;
