@@ -25,10 +25,25 @@ fn cases() -> Vec<(String, String, u32, u64)> {
         .collect()
 }
 
+/// Counts above this take seconds each: they run with `--ignored`.
+const LARGE: u64 = 50_000_000;
+
 #[test]
 fn pinned_counts() {
-    let cases = cases();
+    let cases: Vec<_> = cases().into_iter().filter(|c| c.3 <= LARGE).collect();
     assert!(cases.len() >= 20);
+    pinned(cases);
+}
+
+/// The deep counts (minutes: `cargo test --release --test perft --
+/// --ignored`).
+#[test]
+#[ignore]
+fn pinned_large_counts() {
+    pinned(cases().into_iter().filter(|c| c.3 > LARGE).collect());
+}
+
+fn pinned(cases: Vec<(String, String, u32, u64)>) {
     for (spec, pos, depth, expected) in cases {
         let rules: Rules = spec.parse().unwrap();
         let p = parse_position(&pos, &rules).unwrap().position;

@@ -187,19 +187,33 @@ fn standard_small_subspaces_match_naive() {
     compare("standard", SMALL);
 }
 
+/// The longer sweeps (minutes: `cargo test --release --test solver --
+/// --ignored`): 4-4 and every rule option on the 24-point board.
 #[test]
-fn standard_4_4_matches_naive() {
+#[ignore]
+fn standard_4_4_and_rule_options_match_naive() {
     compare("standard", &[(3, 3), (4, 3), (3, 4), (4, 4)]);
-}
-
-#[test]
-fn rule_options_match_naive() {
     for spec in [
         "standard,flying=off",
         "standard,flying=4",
         "standard,protection=none",
         "standard,protection=strict",
         "standard,removals=2",
+    ] {
+        compare(spec, SMALL);
+    }
+}
+
+/// Every rule option, on the 16-point board (the options' code does not
+/// depend on the board).
+#[test]
+fn rule_options_match_naive() {
+    for spec in [
+        "six,flying=3",
+        "six,flying=4",
+        "six,flying=3,protection=none",
+        "six,flying=3,protection=strict",
+        "six,flying=3,removals=2",
     ] {
         compare(spec, SMALL);
     }
@@ -216,7 +230,16 @@ fn other_boards_match_naive() {
     // 9 stones fill the 9 points: a full board after a line closed by the
     // last placement is a loss, without one a draw.
     compare("three,stones=5/4,full-board=draw", &[(5, 4), (4, 5)]);
-    // Twelve men's morris (diagonals), and rule options on its board.
+    // Twelve men's morris (diagonals); a line wins, on the 16-point board.
+    compare("twelve", &[(3, 3)]);
+    compare("six,flying=3,mill=wins", SMALL);
+}
+
+/// The same on the 24-point boards (minutes: `cargo test --release --test
+/// solver -- --ignored`).
+#[test]
+#[ignore]
+fn other_boards_match_naive_on_24_points() {
     compare("twelve", SMALL);
     compare("twelve,protection=strict", SMALL);
     compare("standard,mill=wins", SMALL);
@@ -224,18 +247,37 @@ fn other_boards_match_naive() {
 
 #[test]
 fn a_full_board_draws_or_loses_by_the_rule() {
-    // Six men's morris with 8 stones a side fills the 16 points: every
-    // 8-8 position is a full board, blocked for the side to move.
-    for (spec, want) in [
-        ("six,stones=8", Value::Loss(0)),
-        ("six,stones=8,full-board=draw", Value::Draw),
-    ] {
+    // 5 and 4 stones fill the 9 points of three men's morris: every 5-4
+    // position is a full board, blocked for the side to move.
+    full_board_by_the_rule(&[
+        ("three,stones=5/4,mill=removes", "5-4", Value::Loss(0)),
+        (
+            "three,stones=5/4,mill=removes,full-board=draw",
+            "5-4",
+            Value::Draw,
+        ),
+    ]);
+}
+
+/// The same with six men's morris and 8 stones a side (its whole moving
+/// phase: `cargo test --release --test solver -- --ignored`).
+#[test]
+#[ignore]
+fn a_full_board_draws_or_loses_by_the_rule_on_six() {
+    full_board_by_the_rule(&[
+        ("six,stones=8", "8-8", Value::Loss(0)),
+        ("six,stones=8,full-board=draw", "8-8", Value::Draw),
+    ]);
+}
+
+fn full_board_by_the_rule(cases: &[(&str, &str, Value)]) {
+    for &(spec, subspace, want) in cases {
         let rules: Rules = spec.parse().unwrap();
         let db = temp_db(&spec.replace([',', '='], "_"));
-        let report = build_moving(&rules, &db, vec!["8-8".parse().unwrap()]);
+        let report = build_moving(&rules, &db, vec![subspace.parse().unwrap()]);
         let s = &report.stats[0];
         let n = s.positions;
-        assert!(n > 100, "{spec}: {n}");
+        assert!(n > 10, "{spec}: {n}");
         match want {
             Value::Draw => assert_eq!(s.draws, n, "{spec}"),
             _ => assert_eq!((s.losses, s.longest_loss), (n, Some(0)), "{spec}"),

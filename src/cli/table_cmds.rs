@@ -77,9 +77,7 @@ pub fn check_cmd(rules: &Rules, args: &CheckArgs) -> Result<(), CliError> {
     let mut all = moving_subspaces(rules);
     all.extend(&placing);
     let subspaces: Vec<Subspace> = if args.subspaces.is_empty() {
-        let built = placing
-            .last()
-            .is_some_and(|&s| folder.exists(s));
+        let built = placing.last().is_some_and(|&s| folder.exists(s));
         if built {
             all
         } else {
