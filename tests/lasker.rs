@@ -153,7 +153,7 @@ fn every_position_matches_naive() {
     ] {
         let rules: Rules = spec.parse().unwrap();
         let db = common::shared_db(spec);
-        let tables = TableSet::open(&db, &rules);
+        let tables = TableSet::open(db, &rules);
         let n = compare(&rules, &tables, &[Position::start(&rules)]);
         assert!(n > at_least, "{spec}: {n} classes");
     }
@@ -164,7 +164,7 @@ fn sampled_four_stone_positions_match_naive() {
     let spec = "lasker,stones=4";
     let rules: Rules = spec.parse().unwrap();
     let db = common::shared_db(spec);
-    let tables = TableSet::open(&db, &rules);
+    let tables = TableSet::open(db, &rules);
     // Positions a few placements from the end, and all they reach.
     let roots: Vec<Position> = (1..=3u64)
         .map(|seed| common::walk(&rules, 5 + seed as usize % 2, seed * 7919))
@@ -186,7 +186,7 @@ fn published_start_values() {
         let spec = format!("lasker,stones={stones}");
         let rules: Rules = spec.parse().unwrap();
         let db = common::shared_db(&spec);
-        let tables = TableSet::open(&db, &rules);
+        let tables = TableSet::open(db, &rules);
         assert_eq!(
             tables.probe(&Position::start(&rules)).unwrap(),
             want,
@@ -237,7 +237,7 @@ fn repetition_search_on(cases: &[(&str, usize)]) {
     for &(spec, every) in cases {
         let rules: Rules = spec.parse().unwrap();
         let db = common::shared_db(spec);
-        let tables = TableSet::open(&db, &rules);
+        let tables = TableSet::open(db, &rules);
         let search = millbase::verify::OpeningSearch::with_table_bits(&tables, 22);
         let start = Position::start(&rules);
         let positions: Vec<Position> = if every == 0 {
@@ -343,7 +343,7 @@ fn query_lists_slides_during_placing() {
     let spec = "lasker,stones=3";
     let rules: Rules = spec.parse().unwrap();
     let db = common::shared_db(spec);
-    let tables = TableSet::open(&db, &rules);
+    let tables = TableSet::open(db, &rules);
     // White a7 d7, Black g1, White to move with one stone in hand each.
     let pos = millbase::notation::parse_position("WW....B./......../........ w 1 2", &rules)
         .unwrap()

@@ -69,7 +69,7 @@ fn three_stones_every_placing_position_matches_naive_search() {
     let spec = "standard,stones=3";
     let rules: Rules = spec.parse().unwrap();
     let db = common::shared_db(spec);
-    let tables = TableSet::open(&db, &rules);
+    let tables = TableSet::open(db, &rules);
     let mut memo = HashMap::new();
     let start = naive(&Position::start(&rules), &rules, &tables, &mut memo);
     let n = compare_memo(&tables, &memo);
@@ -87,7 +87,7 @@ fn four_stones_sampled_positions_match_naive_search() {
     ] {
         let rules: Rules = spec.parse().unwrap();
         let db = common::shared_db(spec);
-        let tables = TableSet::open(&db, &rules);
+        let tables = TableSet::open(db, &rules);
         let mut memo = HashMap::new();
         for seed in 1..=8u64 {
             naive(
@@ -124,7 +124,7 @@ fn other_boards_and_unequal_hands_match_naive_search() {
     ] {
         let rules: Rules = spec.parse().unwrap();
         let db = common::shared_db(spec);
-        let tables = TableSet::open(&db, &rules);
+        let tables = TableSet::open(db, &rules);
         let mut memo = HashMap::new();
         let start = Position::start(&rules);
         if whole {
@@ -157,7 +157,7 @@ fn the_last_placement_filling_the_board_draws_or_wins_by_the_rule() {
     ] {
         let rules: Rules = spec.parse().unwrap();
         let db = common::shared_db(spec);
-        let tables = TableSet::open(&db, &rules);
+        let tables = TableSet::open(db, &rules);
         // Black's last stone goes on the last empty point without a mill:
         // White is then blocked on a full board.
         let mut found = 0;
@@ -184,7 +184,7 @@ fn the_last_placement_filling_the_board_draws_or_wins_by_the_rule() {
 fn values_and_check(spec: &str, cases: &[(&str, Value)], naive_too: bool) {
     let rules: Rules = spec.parse().unwrap();
     let db = common::shared_db(spec);
-    let tables = TableSet::open(&db, &rules);
+    let tables = TableSet::open(db, &rules);
     for &(board, want) in cases {
         let pos = millbase::notation::parse_position(board, &rules)
             .unwrap()
@@ -245,7 +245,7 @@ fn published_start_values() {
     for (spec, want) in cases {
         let rules: Rules = spec.parse().unwrap();
         let db = common::shared_db(spec);
-        let tables = TableSet::open(&db, &rules);
+        let tables = TableSet::open(db, &rules);
         assert_eq!(
             tables.probe(&Position::start(&rules)).unwrap(),
             *want,
@@ -341,7 +341,7 @@ fn positions_no_game_reaches_get_a_clear_error() {
     let spec = "standard,stones=3";
     let rules: Rules = spec.parse().unwrap();
     let db = common::shared_db(spec);
-    let tables = TableSet::open(&db, &rules);
+    let tables = TableSet::open(db, &rules);
     // One stone placed each, but Black's is gone: no mill can have taken it.
     let p = rules.board().point(0).unwrap();
     let pos = Position {

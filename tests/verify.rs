@@ -111,14 +111,14 @@ fn search_agrees_with_naive_minimax() {
     // Three stones: the whole placing phase from the start.
     let rules: Rules = "standard,stones=3".parse().unwrap();
     let db = common::shared_db("standard,stones=3");
-    let tables = TableSet::open(&db, &rules);
+    let tables = TableSet::open(db, &rules);
     agree(&rules, &tables, &Position::start(&rules));
     // Four stones: from positions a few plies in (the naive search of the
     // whole tree would take minutes).
     for spec in ["standard,stones=4", "standard,stones=4,flying=off"] {
         let rules: Rules = spec.parse().unwrap();
         let db = common::shared_db(spec);
-        let tables = TableSet::open(&db, &rules);
+        let tables = TableSet::open(db, &rules);
         for seed in 1..=6 {
             agree(
                 &rules,
@@ -145,7 +145,7 @@ fn verify_prints_the_value_of_the_start() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     let rules: Rules = "standard,stones=3".parse().unwrap();
-    let tables = TableSet::open(&db, &rules);
+    let tables = TableSet::open(db, &rules);
     let mut memo = HashMap::new();
     let value = naive(&Position::start(&rules), &rules, &tables, &mut memo);
     let name = wdl_of(value).name().to_uppercase();

@@ -198,7 +198,9 @@ impl Rules {
     }
 
     /// The rule set whose tables serve this one: the same rules with the
-    /// largest stone count of the board. A position's value depends on its
+    /// board's preset stone count (9 on the standard board, 12 on the
+    /// diagonals board), or the game's own when it is larger (so `lasker`,
+    /// with 10, has a folder of its own). A position's value depends on its
     /// stones on the board and in hand, never on the count the game
     /// started with, so `standard,stones=N` (or `W/B`) for every count up to
     /// 9 shares the tables of `standard`, and every game on the diagonals

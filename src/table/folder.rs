@@ -7,8 +7,8 @@
 //! depend on how many stones the game started with (only on the board,
 //! the stones in hand and the side to move), so tables are shared by every
 //! stone count of a board. Placing-phase tables live in the folder of
-//! [`Rules::family_rules`] (the rule set with the board's largest stone
-//! count), moving-phase tables in that of [`Rules::moving_rules`] (the
+//! [`Rules::family_rules`] (the rule set with the board's preset stone
+//! count, or the game's when larger), moving-phase tables in that of [`Rules::moving_rules`] (the
 //! same, also without Lasker moves, which only matter while stones are in
 //! hand); for most rule sets the two are one folder, e.g. `standard` for
 //! `standard,stones=5/3`. Folders are named by the short name

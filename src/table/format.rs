@@ -1,54 +1,11 @@
 //! Table file format version 3: compressed blocks, read through a memory map.
 //!
-//! All integers are little-endian. Checksums are XXH3-64.
-//!
-//! | offset | size | field |
-//! |---|---|---|
-//! | 0 | 8 | magic `MILLBASE` |
-//! | 8 | 4 | format version (3) |
-//! | 12 | 4 | header length `H`: where the first block starts |
-//! | 16 | 4 | subspace: stones and hands `w b wh bh` |
-//! | 20 | 1 | code width in bytes of the decoded table (1 or 2) |
-//! | 21 | 1 | value encoding (1: code = plies + 1, 0 draw, all ones unused; 2 and 3: the N-move rule's moving and placing phase, [`crate::solve::value::Encoding`]) |
-//! | 22 | 2 | encoding parameter: N for encoding 2, else 0 |
-//! | 24 | 8 | slot count |
-//! | 32 | 4 | slots per block `S` |
-//! | 36 | 4 | blocks per section `n` = ceil(slots / S) |
-//! | 40 | 8 | file checksum: of the `2n` block checksums, in index order |
-//! | 48 | 1 | code layout: 1 every slot's code, 2 the decisive slots' halved depths |
-//! | 49 | 1 | bytes per halved depth (layout 2: 1 or 2; layout 1: 0) |
-//! | 50 | 2 | reserved, 0 |
-//! | 52 | 4 | length `L` of the rule set's canonical text |
-//! | 56 | L | the rule set's canonical text |
-//! | 56+L | 8 | header checksum: of bytes `0 .. 56+L` |
-//! | 64+L | 24 x 2n | block index: win/draw/loss blocks 0..n, then code blocks 0..n; each entry: offset u64, compressed length u32, reserved u32, checksum u64 of the compressed bytes |
-//! | H | ... | the blocks, in index order, back to back to the end of the file |
-//!
-//! Each block is one zstd frame for `S` slots (the last block fewer). In
-//! the win/draw/loss section: 2 bits per slot, four slots per byte from
-//! the low bits up (0 draw, 1 win, 2 loss, 3 unused slot). In the code
-//! section:
-//!
-//! - layout 2 (written whenever the win/draw/loss section tells every draw
-//!   and unused slot, as in every table of the pure game): for each slot
-//!   the win/draw/loss block marks as a win or loss, in slot order, its
-//!   code's halved depth `h = (code - 1) / 2`. Every encoding gives a win
-//!   an even code and a loss an odd one, so `code = 2 h + 2` for a win and
-//!   `2 h + 1` for a loss. A draw (code 0) and an unused slot store
-//!   nothing: half the slots or more, in the large tables.
-//! - layout 1 (the N-move rule's cursed wins and blessed losses are draws
-//!   at counter 0 with a code of their own): the value code of every slot
-//!   ([`crate::solve::value`]), `width` bytes each, with 255 (width 1) or
-//!   65535 (width 2) for an unused slot.
-//!
-//! Format version 2 (still read, no longer written) is version 3 without
-//! bytes 48-51 (the text length at 48, the text at 52) and always layout 1.
-//!
-//! An index entry needs no checksum of its own: a damaged offset or length
-//! points at bytes that fail the block checksum. A reader checks the header
-//! checksum and the file length when it opens a table, each block's
-//! checksum before it decompresses it, and the file checksum in
-//! [`MappedTable::verify`].
+//! The format (header fields, byte order, blocks, value codes, checksums,
+//! what a reader refuses) is written down once, in `docs/FORMAT.md`; this
+//! module is its implementation. Every reader refuses what it does not
+//! understand: it checks the header, the rules, the checksum and the file
+//! length when it opens a table, each block's checksum before it
+//! decompresses it, and the file checksum in [`MappedTable::verify`].
 
 use super::{Table, TableError, code_at};
 use crate::index::Subspace;
