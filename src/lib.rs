@@ -17,13 +17,18 @@
 //! Build a small game and ask for the value of its start:
 //!
 //! ```
-//! use millbase::{Build, BuildOptions, Position, Rules, TableFolder, TableSet, Value};
+//! use millbase::{Build, BuildOptions, Method, Position, Rules, TableFolder, TableSet, Value, Wdl};
+//! use millbase::verify;
 //! let db = std::env::temp_dir().join(format!("millbase-doc-{}", std::process::id()));
 //! let rules: Rules = "three".parse().unwrap();
 //! let build = Build::plan(&TableFolder::new(&db, &rules), &BuildOptions::default()).unwrap();
 //! build.run(&millbase::solve::NoProgress).unwrap();
-//! let value = TableSet::open(&db, &rules).probe(&Position::start(&rules)).unwrap();
+//! let tables = TableSet::open(&db, &rules);
+//! let value = tables.probe(&Position::start(&rules)).unwrap();
 //! assert_eq!(value, Value::Win(9)); // three men's morris: White wins in 9 plies
+//! // Both methods of `verify` (the tables, and a search on the moving phase).
+//! let found = verify(&tables, Method::Both, true, &millbase::verify::Quiet).unwrap();
+//! assert_eq!(found.verdict, Wdl::Win);
 //! # std::fs::remove_dir_all(&db).unwrap();
 //! ```
 //!
