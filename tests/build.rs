@@ -25,7 +25,7 @@ fn build(db: &Path, threads: &str, subspaces: &str) {
         subspaces,
     ]);
     // The log ends with the build's rate and the machine figure (not
-    // measured for a build this short, and said so).
+    // measured unless asked, and said so).
     let log = String::from_utf8_lossy(&out.stderr);
     let lines: Vec<&str> = log.lines().collect();
     let last = lines.last().copied().unwrap_or_default();
@@ -60,6 +60,31 @@ fn files(db: &Path) -> Vec<(String, Vec<u8>)> {
         .collect();
     v.sort();
     v
+}
+
+#[test]
+fn the_machine_figure_is_measured_when_asked() {
+    let db = temp_db("figure");
+    let out = common::run_ok(&[
+        "build",
+        "--db",
+        db.to_str().unwrap(),
+        "--subspaces",
+        "3-3",
+        "--machine-figure",
+    ]);
+    let log = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = log.lines().collect();
+    let figure = lines[lines.len() - 1]
+        .strip_prefix("machine figure: ")
+        .and_then(|l| l.split(" M random byte updates/s").next())
+        .and_then(|r| r.parse::<f64>().ok());
+    assert!(figure.is_some_and(|f| f > 0.0), "{log}");
+    assert!(
+        lines[lines.len() - 2].ends_with("M slots/s")
+            && lines[lines.len() - 2].contains("% of the machine figure"),
+        "{log}"
+    );
 }
 
 #[test]

@@ -34,6 +34,11 @@ pub struct BuildArgs {
     /// win/draw/loss sections use at least 15).
     #[arg(long, default_value_t = millbase::table::DEFAULT_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
     zstd_level: i32,
+    /// After the build, measure the machine figure of `bench-machine`
+    /// (about 4 s and 1 GiB of memory) and give each phase's rate as a
+    /// share of it, so that builds on different machines compare.
+    #[arg(long)]
+    machine_figure: bool,
 }
 
 /// Arguments of `stats`.
@@ -79,10 +84,6 @@ struct PhaseWork {
     seconds: f64,
     slots: u64,
 }
-
-/// Solving time below which the machine figure is not measured: a few
-/// seconds of measuring would dominate, and so would noise.
-const MACHINE_FIGURE_AFTER: f64 = 10.0;
 
 impl CliProgress {
     fn new(total: u64) -> CliProgress {
@@ -233,21 +234,21 @@ pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
             folder.dir().display()
         );
     }
-    log_rates(&progress.work.lock().unwrap());
+    log_rates(&progress.work.lock().unwrap(), args.machine_figure);
     Ok(())
 }
 
 /// The last lines of a build log: each phase's rate of visits (random slot
-/// reads and updates) next to the machine figure of `bench-machine`,
-/// measured now, so that builds on different machines compare.
-fn log_rates(work: &[PhaseWork; 2]) {
+/// reads and updates), and with `measure` the machine figure of
+/// `bench-machine`, measured now, so that builds on different machines
+/// compare.
+fn log_rates(work: &[PhaseWork; 2], measure: bool) {
     let solving: f64 = work.iter().map(|w| w.seconds).sum();
     if solving == 0.0 {
         eprintln!("rate: nothing computed");
         return;
     }
-    let figure = (solving >= MACHINE_FIGURE_AFTER)
-        .then(|| millbase::machine::measure(std::time::Duration::from_secs(2)));
+    let figure = measure.then(|| millbase::machine::measure(std::time::Duration::from_secs(2)));
     for (name, w) in ["moving phase", "placing phase"].iter().zip(work) {
         if w.seconds == 0.0 {
             continue;
@@ -270,7 +271,8 @@ fn log_rates(work: &[PhaseWork; 2]) {
     match figure {
         Some(f) => eprintln!("machine figure: {}", f.describe()),
         None => eprintln!(
-            "machine figure: not measured (under {MACHINE_FIGURE_AFTER} s of solving); run `millbase bench-machine`"
+            "machine figure: not measured (build with --machine-figure, or run `millbase \
+             bench-machine`)"
         ),
     }
 }
