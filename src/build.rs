@@ -21,6 +21,7 @@ use crate::moves::most_removals;
 use crate::placing::{cyclic_pairs, solve_subspace};
 use crate::rules::Rules;
 use crate::solve::{Exits, Progress, mark_cursed, solve_twins};
+use crate::table::lock::FolderLock;
 use crate::table::{DEFAULT_LEVEL, SubspaceStats, TableError, TableFolder};
 use std::collections::BTreeSet;
 use std::fmt;
@@ -316,8 +317,11 @@ impl Build {
             .sum()
     }
 
-    /// Runs every step whose tables are not finished on disk.
+    /// Runs every step whose tables are not finished on disk, holding the
+    /// database folder's writer lock ([`FolderLock`]) throughout: a second
+    /// build into the same folder is refused, not interleaved.
     pub fn run(&self, progress: &dyn Progress) -> Result<BuildReport, BuildError> {
+        let _lock = FolderLock::acquire(self.folder.db())?;
         let indexer = Indexer::for_board(self.folder.rules().board());
         let mut report = BuildReport {
             placing: self.placing.then(PhaseReport::default),

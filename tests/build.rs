@@ -63,6 +63,41 @@ fn files(db: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 #[test]
+fn a_second_build_into_the_same_folder_is_refused_while_the_first_runs() {
+    let db = temp_db("locked");
+    let d = db.to_str().unwrap();
+    let mut first = millbase()
+        .args(["build", "--db", d, "--subspaces", "5-4"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The lock file holds the writer's pid once the lock is taken.
+    let lock = db.join(".millbase.lock");
+    let start = Instant::now();
+    while std::fs::read_to_string(&lock).map_or(true, |s| s.is_empty())
+        && start.elapsed() < Duration::from_secs(60)
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let second = common::run(&["build", "--db", d, "--subspaces", "5-4"]);
+    // The second ran while the first held the lock (5-4 takes seconds).
+    assert!(
+        first.try_wait().unwrap().is_none(),
+        "the first build ended too soon"
+    );
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(1), "{err}");
+    let want = format!("another build (pid {}) is writing {d}", first.id());
+    assert!(err.contains(&want), "{err}");
+    assert!(first.wait().unwrap().success());
+    // The lock went with the first build: the same command now finds
+    // everything on disk.
+    let third = common::run_ok(&["build", "--db", d, "--subspaces", "5-4"]);
+    let log = String::from_utf8_lossy(&third.stderr);
+    assert!(log.contains("built 0 pairs"), "{log}");
+}
+
+#[test]
 fn the_machine_figure_is_measured_when_asked() {
     let db = temp_db("figure");
     let out = common::run_ok(&[

@@ -13,6 +13,7 @@
 
 pub mod folder;
 pub mod format;
+pub mod lock;
 pub mod stats;
 
 pub use folder::TableFolder;
@@ -39,6 +40,8 @@ pub enum TableError {
     Corrupt(PathBuf, String),
     /// The file is a table for other rules or another subspace.
     Mismatch(PathBuf, String),
+    /// Another process is writing into the database folder.
+    Locked(String),
 }
 
 impl fmt::Display for TableError {
@@ -48,6 +51,7 @@ impl fmt::Display for TableError {
             TableError::Io(p, e) => write!(f, "table {}: {e}", p.display()),
             TableError::Corrupt(p, why) => write!(f, "table {} is corrupt: {why}", p.display()),
             TableError::Mismatch(p, why) => write!(f, "table {} does not fit: {why}", p.display()),
+            TableError::Locked(why) => f.write_str(why),
         }
     }
 }
