@@ -98,6 +98,48 @@ fn a_second_build_into_the_same_folder_is_refused_while_the_first_runs() {
 }
 
 #[test]
+fn readers_never_see_a_half_written_table() {
+    // Positions from every phase: the start, placing positions, moving ones.
+    let spec = "standard,stones=4";
+    let rules: millbase::Rules = spec.parse().unwrap();
+    let positions: Vec<millbase::Position> = (0..40u64)
+        .map(|seed| common::walk(&rules, (seed % 12) as usize, seed * 7919 + 1))
+        .collect();
+    let db = temp_db("readers");
+    let mut build = millbase()
+        .args(["build", "--rules", spec, "--db", db.to_str().unwrap()])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // While it runs: each probe gives a value or says a table is missing.
+    let mut seen = Vec::new();
+    let (mut values, mut missing) = (0, 0);
+    while build.try_wait().unwrap().is_none() {
+        let tables = millbase::TableSet::open(&db, &rules);
+        for (i, p) in positions.iter().enumerate() {
+            match tables.probe(p) {
+                Ok(v) => {
+                    seen.push((i, v));
+                    values += 1;
+                }
+                Err(millbase::ProbeError::Table(millbase::TableError::Missing(_))) => missing += 1,
+                Err(e) => panic!("during the build: {e}"),
+            }
+        }
+    }
+    assert!(build.wait().unwrap().success());
+    // Every value read during the build is the finished table's.
+    let tables = millbase::TableSet::open(&db, &rules);
+    for (i, v) in seen {
+        assert_eq!(tables.probe(&positions[i]).unwrap(), v, "position {i}");
+    }
+    assert!(
+        values > 0 && missing > 0,
+        "{values} values, {missing} missing"
+    );
+}
+
+#[test]
 fn the_machine_figure_is_measured_when_asked() {
     let db = temp_db("figure");
     let out = common::run_ok(&[
