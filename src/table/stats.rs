@@ -108,38 +108,48 @@ trait Count {
 impl Count for (SubspaceStats, PliesCounts) {
     fn count(&mut self, table: &Table, slots: std::ops::Range<u64>) {
         let (s, plies) = self;
-        let count = |v: &mut Vec<u64>, d: u32| {
+        // A histogram of the codes first: one increment per slot, and each
+        // distinct code decoded once.
+        // (Narrow tables read their unused byte as the wide unused code.)
+        let mut histogram = vec![0u32; 1 << 16];
+        for slot in slots {
+            histogram[table.code(slot) as usize] += 1;
+        }
+        let count = |v: &mut Vec<u64>, d: u32, n: u64| {
             let d = d as usize;
             if v.len() <= d {
                 v.resize(d + 1, 0);
             }
-            v[d] += 1;
+            v[d] += n;
         };
         let encoding = table.encoding();
-        for slot in slots {
-            let code = table.code(slot);
+        for (code, &n) in histogram.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            let (code, n) = (code as u16, n as u64);
             match encoding.value(code) {
                 None => continue,
                 Some(Value::Draw) => {
-                    s.draws += 1;
+                    s.draws += n;
                     match encoding.cursed(code) {
-                        Some(true) => s.cursed_wins += 1,
-                        Some(false) => s.blessed_losses += 1,
+                        Some(true) => s.cursed_wins += n,
+                        Some(false) => s.blessed_losses += n,
                         None => {}
                     }
                 }
                 Some(Value::Win(d)) => {
-                    s.wins += 1;
+                    s.wins += n;
                     s.longest_win = s.longest_win.max(Some(d));
-                    count(&mut plies.wins, d);
+                    count(&mut plies.wins, d, n);
                 }
                 Some(Value::Loss(d)) => {
-                    s.losses += 1;
+                    s.losses += n;
                     s.longest_loss = s.longest_loss.max(Some(d));
-                    count(&mut plies.losses, d);
+                    count(&mut plies.losses, d, n);
                 }
             }
-            s.positions += 1;
+            s.positions += n;
         }
     }
 }
@@ -182,4 +192,59 @@ pub struct StatsFile {
     /// row whose table has changed since is counted again.
     #[serde(default)]
     pub checksums: Vec<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::Subspace;
+
+    /// The counts slot by slot, the plain way.
+    fn direct(table: &Table) -> (u64, u64, u64, u64, Option<u32>, Option<u32>) {
+        let (mut n, mut w, mut d, mut l) = (0, 0, 0, 0);
+        let (mut lw, mut ll) = (None, None);
+        for slot in 0..table.len() {
+            match table.value(slot) {
+                None => continue,
+                Some(Value::Win(p)) => (w, lw) = (w + 1, lw.max(Some(p))),
+                Some(Value::Draw) => d += 1,
+                Some(Value::Loss(p)) => (l, ll) = (l + 1, ll.max(Some(p))),
+            }
+            n += 1;
+        }
+        (n, w, d, l, lw, ll)
+    }
+
+    #[test]
+    fn counts_match_a_slot_by_slot_count_for_narrow_and_wide_codes() {
+        let mut x = 12345u64;
+        for top in [200u16, 3000] {
+            // More slots than one counting chunk, every kind of code.
+            let codes: Vec<u16> = (0..(3 << 20) / 2)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    match x % 10 {
+                        0 => crate::solve::value::UNUSED,
+                        _ => (x >> 8) as u16 % top,
+                    }
+                })
+                .collect();
+            let table = Table::from_codes(Subspace::moving(4, 4), &codes);
+            let (s, plies) = SubspaceStats::with_plies(&table);
+            let want = direct(&table);
+            let got = (
+                s.positions,
+                s.wins,
+                s.draws,
+                s.losses,
+                s.longest_win,
+                s.longest_loss,
+            );
+            assert_eq!(got, want, "codes below {top}");
+            assert_eq!(plies.wins.iter().sum::<u64>(), s.wins);
+            assert_eq!(plies.losses.iter().sum::<u64>(), s.losses);
+        }
+    }
 }
