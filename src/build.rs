@@ -18,7 +18,7 @@
 
 use crate::index::{Indexer, Subspace, child_subspaces, moving_subspaces, placing_subspaces};
 use crate::moves::most_removals;
-use crate::placing::{cyclic_pairs, solve_subspace};
+use crate::placing::{cyclic_pairs, pair_exits, solve_subspace};
 use crate::rules::Rules;
 use crate::solve::{Exits, Progress, mark_cursed, solve_twins};
 use crate::table::lock::FolderLock;
@@ -269,13 +269,7 @@ impl Build {
         if options.placing {
             if rules.lasker {
                 for pair in cyclic_pairs(&rules) {
-                    let exits = pair
-                        .iter()
-                        .flat_map(|&s| child_subspaces(&rules, s))
-                        .filter(|c| !pair.contains(c))
-                        .collect::<BTreeSet<_>>()
-                        .into_iter()
-                        .collect();
+                    let exits = pair_exits(&rules, &pair).into_iter().collect();
                     steps.push(Step {
                         phase: Phase::CyclicPlacing,
                         rules,
@@ -328,16 +322,9 @@ impl Build {
             ..BuildReport::default()
         };
         let mut exits = Exits::new(self.folder.rules().board());
-        let mut phase_start = 0;
-        while phase_start < self.steps.len() {
-            let phase = self.steps[phase_start].phase;
-            let end = self.steps[phase_start..]
-                .iter()
-                .position(|s| s.phase != phase)
-                .map_or(self.steps.len(), |n| phase_start + n);
-            let steps = &self.steps[phase_start..end];
-            phase_start = end;
-            progress.build_phase(phase.name());
+        for steps in self.steps.chunk_by(|a, b| a.phase == b.phase) {
+            let phase = steps[0].phase;
+            progress.build_phase(phase.name(), !phase.is_moving());
             let started = Instant::now();
             let folder = self.folder.with_rules(&steps[0].rules);
             let dir = if phase.is_moving() {
@@ -369,12 +356,14 @@ impl Build {
                     .subspaces
                     .iter()
                     .all(|&s| folder.is_finished(s) || (phase.is_moving() && folder.adopt(s)));
+                // The moving phase counts pairs, the placing phase subspaces.
+                let units = if phase.is_moving() {
+                    1
+                } else {
+                    step.subspaces.len()
+                };
                 if on_disk {
-                    done.skipped += if phase.is_moving() {
-                        1
-                    } else {
-                        step.subspaces.len()
-                    };
+                    done.skipped += units;
                     progress.pair_skipped(&name, slots);
                     continue;
                 }
@@ -417,7 +406,7 @@ impl Build {
                 let stats: Vec<SubspaceStats> =
                     tables.iter().map(SubspaceStats::of_table).collect();
                 progress.pair_finished(&name, slots, &stats, start.elapsed().as_secs_f64());
-                done.computed += if phase.is_moving() { 1 } else { tables.len() };
+                done.computed += units;
                 if phase.is_moving() {
                     fresh.extend(stats);
                     for t in tables {

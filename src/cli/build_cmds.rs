@@ -134,11 +134,9 @@ impl CliProgress {
 }
 
 impl Progress for CliProgress {
-    fn build_phase(&self, name: &str) {
-        self.placing.store(
-            name.contains("placing"),
-            std::sync::atomic::Ordering::Relaxed,
-        );
+    fn build_phase(&self, _name: &str, placing: bool) {
+        self.placing
+            .store(placing, std::sync::atomic::Ordering::Relaxed);
     }
     fn pair_started(&self, name: &str, _slots: u64) {
         self.phase.set_prefix(name.to_string());

@@ -11,7 +11,7 @@
 //! board, so every exit is on disk when its pair starts; the moving-phase
 //! tables, where every game ends up, come first.
 
-use crate::index::{Subspace, placing_subspaces};
+use crate::index::{Subspace, child_subspaces, placing_subspaces};
 use crate::rules::Rules;
 use std::collections::BTreeSet;
 
@@ -33,18 +33,18 @@ pub fn cyclic_pairs(rules: &Rules) -> Vec<Vec<Subspace>> {
     out
 }
 
+/// The tables the moves leaving a pair lead to.
+pub fn pair_exits(rules: &Rules, pair: &[Subspace]) -> BTreeSet<Subspace> {
+    pair.iter()
+        .flat_map(|&s| child_subspaces(rules, s))
+        .filter(|c| !pair.contains(c))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::index::child_subspaces;
-
-    /// The tables the moves leaving a pair lead to.
-    fn pair_exits(rules: &Rules, pair: &[Subspace]) -> BTreeSet<Subspace> {
-        pair.iter()
-            .flat_map(|&s| child_subspaces(rules, s))
-            .filter(|c| !pair.contains(c))
-            .collect()
-    }
 
     #[test]
     fn pairs_come_after_their_exits() {

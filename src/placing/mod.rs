@@ -16,7 +16,7 @@
 
 mod cyclic;
 
-pub use cyclic::cyclic_pairs;
+pub use cyclic::{cyclic_pairs, pair_exits};
 
 use crate::geometry::PointSet;
 use crate::index::{Indexer, PreparedSide, Subspace, SubspaceIndex, child_subspaces};

@@ -38,8 +38,9 @@ use value::{DRAW, Encoding, UNUSED, Value, is_win};
 
 /// Receives progress reports; the solver never prints.
 pub trait Progress: Sync {
-    /// A phase of the build starts (moving, placing...).
-    fn build_phase(&self, _name: &str) {}
+    /// A phase of the build starts (its name; whether it builds placing
+    /// tables).
+    fn build_phase(&self, _name: &str, _placing: bool) {}
     /// A twin pair starts.
     fn pair_started(&self, _name: &str, _slots: u64) {}
     /// A phase of the current pair starts, with its amount of work.
