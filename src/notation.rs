@@ -211,14 +211,10 @@ pub struct PositionInput {
 }
 
 /// Plays a move list from the start (`-2 -3 1-9x13`, `g7 d7 ...`, tokens
-/// separated by spaces or commas; a removal may be its own token `xd2`).
+/// separated by spaces or commas; a removal may be its own token `xd2`;
+/// move numbers such as `1.` or `12...` are skipped).
 pub fn play_move_list(text: &str, rules: &Rules) -> Result<PositionInput, ParseError> {
-    let board = rules.board();
-    let mut pos = Position::start(rules);
-    let mut tokens: Vec<&str> = text
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|t| !t.is_empty())
-        .collect();
+    let mut tokens = move_tokens(text);
     // `start` may only open the list.
     if tokens
         .first()
@@ -226,11 +222,57 @@ pub fn play_move_list(text: &str, rules: &Rules) -> Result<PositionInput, ParseE
     {
         tokens.remove(0);
     }
+    play_tokens(Position::start(rules), 0, &tokens, rules)
+}
+
+/// Plays a move list (as [`play_move_list`] reads one) from `from`, at
+/// N-move counter `counter`: a game record that does not open at the
+/// start. The moves played are in the answer's `moves`.
+pub fn play_moves_from(
+    from: &PositionInput,
+    text: &str,
+    rules: &Rules,
+) -> Result<PositionInput, ParseError> {
+    let mut out = play_tokens(
+        from.position,
+        from.counter.unwrap_or(0),
+        &move_tokens(text),
+        rules,
+    )?;
+    if out.moves.is_empty() {
+        out.notation = from.notation;
+    }
+    Ok(out)
+}
+
+/// The tokens of a move list, without move numbers (`1.`, `1...`, and the
+/// number of `1.a7`).
+fn move_tokens(text: &str) -> Vec<&str> {
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .map(|t| {
+            let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            let rest = &t[digits..];
+            if digits > 0 && rest.starts_with('.') {
+                rest.trim_start_matches('.')
+            } else {
+                t
+            }
+        })
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+fn play_tokens(
+    mut pos: Position,
+    mut counter: u16,
+    tokens: &[&str],
+    rules: &Rules,
+) -> Result<PositionInput, ParseError> {
+    let board = rules.board();
     let mut played = Vec::new();
     let mut notation = None;
-    // Plies since the last mill (or the end of the placing phase), under
-    // the N-move rule.
-    let mut counter = 0u16;
+    // `counter`: plies since the last mill (or the end of the placing
+    // phase), under the N-move rule.
     let mut i = 0;
     while i < tokens.len() {
         let token = tokens[i];
@@ -267,18 +309,6 @@ pub fn play_move_list(text: &str, rules: &Rules) -> Result<PositionInput, ParseE
         played.push(mv);
         i += 1;
     }
-    if let Some(n) = rules.nmove
-        && counter >= n
-    {
-        // A quiet move reaching N draws, unless it ended the game.
-        let mut replies = Vec::new();
-        legal_moves(&pos, rules, &mut replies);
-        if !replies.is_empty() {
-            return Err(ParseError::new(format!(
-                "the moves end the game in a draw by the N-move rule ({n} plies without a mill): there is no position left to query"
-            )));
-        }
-    }
     Ok(PositionInput {
         position: pos,
         moves: played,
@@ -300,8 +330,14 @@ pub fn parse_position(text: &str, rules: &Rules) -> Result<PositionInput, ParseE
     };
     // Move tokens never hold `/` or `.`; a board string without either is
     // a full board.
-    let board_like =
-        first.contains('/') || first.contains('.') || first.len() == rules.board().size as usize;
+    let numbered = first.starts_with(|c: char| c.is_ascii_digit())
+        && first
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .starts_with('.');
+    let board_like = !numbered
+        && (first.contains('/')
+            || first.contains('.')
+            || first.len() == rules.board().size as usize);
     if !board_like {
         return play_move_list(text, rules);
     }
@@ -344,10 +380,9 @@ pub fn parse_counter(text: &str, pos: &Position, rules: &Rules) -> Result<u16, P
             n - 1
         ))
     })?;
-    if c >= n {
+    if c > n {
         return Err(ParseError::new(format!(
-            "counter {c}: under nmove={n} the game is drawn when the counter reaches {n}; expected 0 to {}",
-            n - 1
+            "counter {c}: under nmove={n} the game is drawn when the counter reaches {n}; expected 0 to {n}"
         )));
     }
     if c > 0 && !pos.is_moving_phase() {
@@ -429,12 +464,37 @@ mod tests {
                 .counter,
             Some(0)
         );
-        // With N = 2 the second slide draws the game: nothing is left to
-        // query, and no move may follow.
-        let e = at("standard,stones=3,nmove=2", moves).unwrap_err();
-        assert!(e.to_string().contains("N-move rule"), "{e}");
+        // With N = 2 the second slide draws the game: the list ends at
+        // counter N, and no move may follow.
+        assert_eq!(
+            at("standard,stones=3,nmove=2", moves).unwrap().counter,
+            Some(2)
+        );
         let e = at("standard,stones=3,nmove=1", moves).unwrap_err();
         assert!(e.to_string().contains("token 8 (ply 8)"), "{e}");
+    }
+
+    #[test]
+    fn move_numbers_are_skipped_and_lists_play_from_any_position() {
+        let r = Rules::STANDARD;
+        let plain = play_move_list("a7 b6 d7 d6 g7xb6", &r).unwrap();
+        for numbered in [
+            "1. a7 b6 2. d7 d6 3. g7xb6",
+            "1.a7 b6 2.d7 d6 3.g7xb6",
+            "1. a7 1... b6 2. d7 2... d6 3. g7 xb6",
+        ] {
+            let input = parse_position(numbered, &r).unwrap();
+            assert_eq!(input.position, plain.position, "{numbered}");
+            assert_eq!(input.moves, plain.moves, "{numbered}");
+        }
+        // A number with no move after it is no move; a board string that
+        // follows the list's form stays a board string.
+        assert!(play_move_list("1. a7 2.", &r).is_ok());
+        let from = parse_position("a7 b6", &r).unwrap();
+        let rest = play_moves_from(&from, "d7 d6 g7xb6", &r).unwrap();
+        assert_eq!(rest.position, plain.position);
+        assert_eq!(rest.moves, plain.moves[2..]);
+        assert!(play_moves_from(&from, "a7", &r).is_err());
     }
 
     #[test]

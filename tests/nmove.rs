@@ -317,7 +317,13 @@ fn every_command_under_the_rule() {
     let o = run(&["query", "--json", &format!("{gasser} 3")]);
     let k: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(j, k);
-    for bad in ["x", "-1", "10", "1.5"] {
+    // At counter N the game is over: drawn, with no move listed.
+    let o = run(&["query", "--json", gasser, "--counter", "10"]);
+    let over: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(over["value"], "draw", "{over}");
+    assert_eq!(over["over"], "nmove", "{over}");
+    assert_eq!(over["moves"].as_array().map(Vec::len), Some(0), "{over}");
+    for bad in ["x", "-1", "11", "1.5"] {
         let o = run(&["query", gasser, "--counter", bad]);
         assert_eq!(o.status.code(), Some(2), "{bad}: {}", text(&o));
         assert!(text(&o).contains("counter"), "{}", text(&o));

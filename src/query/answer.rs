@@ -6,8 +6,8 @@
 
 use super::{CounterValue, MoveValue, ProbeError, TableSet};
 use crate::error::ParseError;
-use crate::moves::next_counter;
-use crate::notation::{PositionInput, format_move, parse_counter, parse_position};
+use crate::moves::{legal_moves, mill_ended, next_counter};
+use crate::notation::{PositionInput, format_move, parse_counter, parse_position, play_moves_from};
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::solve::value::Value;
@@ -68,8 +68,58 @@ pub struct Probed {
     pub value: CounterValue,
     /// The pure game's value, under the N-move rule when those tables exist.
     pub pure: Option<Value>,
-    /// Every legal move with its value for the mover, best first.
+    /// Every legal move with its value for the mover, best first (none
+    /// when the game is over).
     pub moves: Vec<MoveValue>,
+    /// Why the game is over here, if it is.
+    pub over: Option<GameOver>,
+}
+
+/// Why the game is over at a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameOver {
+    /// The side to move is down to two stones (on the board and in hand).
+    Stones,
+    /// The other side has a line (`mill=wins`).
+    Line,
+    /// The side to move has no legal move.
+    Blocked,
+    /// The N-move counter reached N: a draw.
+    NMove,
+}
+
+impl GameOver {
+    /// The reason as the JSON gives it: `stones`, `line`, `blocked` or
+    /// `nmove`.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameOver::Stones => "stones",
+            GameOver::Line => "line",
+            GameOver::Blocked => "blocked",
+            GameOver::NMove => "nmove",
+        }
+    }
+
+    /// Whether, and why, the game is over at `pos` (at N-move counter
+    /// `counter`).
+    pub fn of(pos: &Position, rules: &Rules, counter: u16) -> Option<GameOver> {
+        let us = pos.to_move;
+        if mill_ended(rules.board(), rules, pos.stones[!us]) {
+            return Some(GameOver::Line);
+        }
+        if pos.total(us) < 3 {
+            return Some(GameOver::Stones);
+        }
+        let mut moves = Vec::new();
+        legal_moves(pos, rules, &mut moves);
+        if moves.is_empty() {
+            return Some(GameOver::Blocked);
+        }
+        match rules.nmove {
+            Some(n) if counter >= n => Some(GameOver::NMove),
+            _ => None,
+        }
+    }
 }
 
 /// One move of an [`Answer`].
@@ -132,6 +182,10 @@ pub struct Answer {
     pub nmove: Option<RuleAnswer>,
     /// Every legal move, best first for the side to move.
     pub moves: Vec<MoveAnswer>,
+    /// Why the game is over (`stones`, `line`, `blocked`, `nmove`); absent
+    /// while it goes on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over: Option<String>,
 }
 
 impl QueryTables {
@@ -165,7 +219,13 @@ impl QueryTables {
     pub fn probe_input(&self, input: PositionInput) -> Result<Probed, QueryError> {
         let counter = input.counter.unwrap_or(0);
         let value = self.tables.probe_at(&input.position, counter)?;
-        let moves = self.tables.probe_moves_at(&input.position, counter)?;
+        let over = GameOver::of(&input.position, self.rules(), counter);
+        let moves = match over {
+            // The counter reached N: the game is drawn, whatever moves the
+            // board still allows.
+            Some(GameOver::NMove) => Vec::new(),
+            _ => self.tables.probe_moves_at(&input.position, counter)?,
+        };
         // The pure tables are optional (not built is not an error), but a
         // damaged one is.
         let pure = match self.pure.as_ref().map(|t| t.probe(&input.position)) {
@@ -179,6 +239,7 @@ impl QueryTables {
             value,
             pure,
             moves,
+            over,
         })
     }
 
@@ -194,9 +255,6 @@ impl QueryTables {
                 break;
             };
             let counter = next_counter(&here.input.position, &best.mv, here.counter);
-            if rules.nmove.is_some_and(|n| counter >= n) {
-                break;
-            }
             let input = PositionInput {
                 position: here.input.position.play(&best.mv),
                 moves: Vec::new(),
@@ -216,7 +274,6 @@ impl Probed {
     /// The JSON object for this probe.
     pub fn to_answer(&self, rules: &Rules) -> Answer {
         let (input, value) = (&self.input, self.value.value);
-        let board = rules.board();
         Answer {
             position: input.position.board_string(rules),
             value: value.name().into(),
@@ -233,20 +290,74 @@ impl Probed {
             moves: self
                 .moves
                 .iter()
-                .map(|m| {
-                    let counter = next_counter(&input.position, &m.mv, self.counter);
-                    MoveAnswer {
-                        mv: format_move(board, &m.mv, input.notation),
-                        value: m.value.name().into(),
-                        plies: m.value.plies(),
-                        from: m.mv.from.map(|p| p.number()),
-                        to: m.mv.to.number(),
-                        removes: m.mv.removed.into_iter().map(|p| p.number()).collect(),
-                        after: position_text(rules, &input.position.play(&m.mv), counter),
-                    }
-                })
+                .map(|m| self.move_answer(rules, m))
                 .collect(),
+            over: self.over.map(|o| o.name().to_string()),
         }
+    }
+
+    /// The JSON object of one of this position's moves.
+    pub fn move_answer(&self, rules: &Rules, m: &MoveValue) -> MoveAnswer {
+        let input = &self.input;
+        let counter = next_counter(&input.position, &m.mv, self.counter);
+        MoveAnswer {
+            mv: format_move(rules.board(), &m.mv, input.notation),
+            value: m.value.name().into(),
+            plies: m.value.plies(),
+            from: m.mv.from.map(|p| p.number()),
+            to: m.mv.to.number(),
+            removes: m.mv.removed.into_iter().map(|p| p.number()).collect(),
+            after: position_text(rules, &input.position.play(&m.mv), counter),
+        }
+    }
+}
+
+/// A game record probed move by move: the JSON of `GET /api/v1/game`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameAnswer {
+    /// The position the game opens at, then the position after each move.
+    pub positions: Vec<Answer>,
+    /// The moves played, each as it is listed among the moves of the
+    /// position before it.
+    pub played: Vec<MoveAnswer>,
+}
+
+impl QueryTables {
+    /// Probes a game: the position `start` (any form [`parse_position`]
+    /// takes), then each move of `moves` (a move list, move numbers
+    /// allowed) played from it in turn.
+    pub fn game(&self, start: &str, moves: &str) -> Result<GameAnswer, QueryError> {
+        let rules = *self.rules();
+        let first = parse_position(start, &rules).map_err(QueryError::Input)?;
+        let played = play_moves_from(&first, moves, &rules)
+            .map_err(QueryError::Input)?
+            .moves;
+        let mut here = self.probe_input(first)?;
+        let mut game = GameAnswer {
+            positions: Vec::new(),
+            played: Vec::new(),
+        };
+        for mv in played {
+            let listed = here.moves.iter().find(|m| m.mv == mv).ok_or_else(|| {
+                QueryError::Input(ParseError::new(format!(
+                    "ply {}: the move is not among the position's moves",
+                    game.played.len() + 1
+                )))
+            })?;
+            game.played.push(here.move_answer(&rules, listed));
+            let counter = next_counter(&here.input.position, &mv, here.counter);
+            let next = PositionInput {
+                position: here.input.position.play(&mv),
+                moves: Vec::new(),
+                notation: here.input.notation,
+                counter: rules.nmove.map(|_| counter),
+            };
+            let next = self.probe_input(next)?;
+            game.positions.push(here.to_answer(&rules));
+            here = next;
+        }
+        game.positions.push(here.to_answer(&rules));
+        Ok(game)
     }
 }
 

@@ -153,7 +153,22 @@ impl ApiError {
     fn bad(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, message)
     }
-    fn query(e: QueryError) -> ApiError {
+    /// The error of a query, with the table folder's path left out: a
+    /// client names tables by rule set, and the server's file system is
+    /// none of its business.
+    fn query(e: QueryError, db: &Path) -> ApiError {
+        let mut a = ApiError::query_with_path(e);
+        let db = db.display().to_string();
+        if !db.is_empty() {
+            a.message = a
+                .message
+                .replace(&format!("{db}/"), "")
+                .replace(&db, "the table folder");
+        }
+        a
+    }
+
+    fn query_with_path(e: QueryError) -> ApiError {
         match e {
             QueryError::Input(e) => ApiError::bad(e.to_string()),
             QueryError::NotCovered(s) => ApiError::bad(s),
@@ -220,6 +235,7 @@ fn router_with(options: ServeOptions, catalog: Catalog) -> Router {
         .route("/api/v1/rules", get(rules_handler))
         .route("/api/v1/query", get(query_handler).post(batch_handler))
         .route("/api/v1/line", get(line_handler))
+        .route("/api/v1/game", get(game_handler))
         .route("/api/v1/stats", get(stats_handler))
         .with_state(state.clone());
     let api = match cors {
@@ -240,8 +256,10 @@ fn router_with(options: ServeOptions, catalog: Catalog) -> Router {
         .route("/", get(|| async { asset("index.html") }))
         .route("/stats", get(|| async { asset("stats.html") }))
         .route("/assets/{name}", get(asset_handler))
+        .route("/favicon.ico", get(|| async { asset("favicon.svg") }))
         .merge(api)
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
 }
 
 /// The files of the web pages, embedded.
@@ -270,6 +288,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "style.css",
         "text/css; charset=utf-8",
         include_str!("assets/style.css"),
+    ),
+    (
+        "favicon.svg",
+        "image/svg+xml",
+        include_str!("assets/favicon.svg"),
     ),
 ];
 
@@ -305,6 +328,19 @@ fn page_not_found_response() -> Response {
         .into_response()
 }
 
+async fn method_not_allowed(method: axum::http::Method, uri: Uri) -> Response {
+    let message = format!("method {method} not allowed on {}", uri.path());
+    if uri.path().starts_with("/api/") {
+        return ApiError::new(StatusCode::METHOD_NOT_ALLOWED, message).into_response();
+    }
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        message + "\n",
+    )
+        .into_response()
+}
+
 async fn not_found(uri: Uri) -> Response {
     if uri.path() != "/api" && !uri.path().starts_with("/api/") {
         return page_not_found_response();
@@ -312,7 +348,7 @@ async fn not_found(uri: Uri) -> Response {
     ApiError::new(
         StatusCode::NOT_FOUND,
         format!(
-            "no API route {} (known: /api/v1/rules, /api/v1/query, /api/v1/line, /api/v1/stats)",
+            "no API route {} (known: /api/v1/rules, /api/v1/query, /api/v1/line, /api/v1/game, /api/v1/stats)",
             uri.path()
         ),
     )
@@ -321,10 +357,17 @@ async fn not_found(uri: Uri) -> Response {
 
 /// The parameters of a query string, percent-decoded (invalid UTF-8
 /// becomes U+FFFD, which no position or rule set contains).
-fn params(raw: Option<String>) -> HashMap<String, String> {
-    form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
-        .into_owned()
-        .collect()
+fn params(raw: Option<String>) -> Result<HashMap<String, String>, ApiError> {
+    let mut out = HashMap::new();
+    for (k, v) in form_urlencoded::parse(raw.unwrap_or_default().as_bytes()).into_owned() {
+        if out.contains_key(&k) {
+            return Err(ApiError::bad(format!(
+                "parameter `{k}` given twice: give each parameter once"
+            )));
+        }
+        out.insert(k, v);
+    }
+    Ok(out)
 }
 
 impl AppState {
@@ -457,20 +500,24 @@ async fn rules_handler(State(s): State<Arc<AppState>>) -> Response {
 }
 
 async fn query_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) -> Response {
-    let p = params(raw);
+    let p = match params(raw) {
+        Ok(p) => p,
+        Err(e) => return e.into_response(),
+    };
     // Validate cheaply on the async thread, probe on the blocking pool.
     let (tables, text) = match s.tables_and_position(&p) {
         Ok(x) => x,
         Err(e) => return e.into_response(),
     };
     let counter = p.get("counter").cloned();
+    let db = s.options.db.clone();
     let result = s
         .blocking(s.options.limits.request_time, move |_| {
             let rules = *tables.rules();
             tables
                 .probe_text(&text, counter.as_deref())
                 .map(|a| a.to_answer(&rules))
-                .map_err(ApiError::query)
+                .map_err(|e| ApiError::query(e, &db))
         })
         .await;
     reply(result)
@@ -489,7 +536,10 @@ async fn batch_handler(
     RawQuery(raw): RawQuery,
     body: Body,
 ) -> Response {
-    let p = params(raw);
+    let p = match params(raw) {
+        Ok(p) => p,
+        Err(e) => return e.into_response(),
+    };
     let tables = match s.tables(&p) {
         Ok(t) => t,
         Err(e) => return e.into_response(),
@@ -525,6 +575,7 @@ async fn batch_handler(
         )
         .into_response();
     }
+    let db = s.options.db.clone();
     let result = s
         .blocking(limits.request_time, move |deadline| {
             let rules = *tables.rules();
@@ -542,7 +593,7 @@ async fn batch_handler(
                     } else {
                         tables
                             .probe_text(line, None)
-                            .map_err(|e| ApiError::query(e).message)
+                            .map_err(|e| ApiError::query(e, &db).message)
                     };
                     match r {
                         Ok(a) => BatchItem::Answer(Box::new(a.to_answer(&rules))),
@@ -560,7 +611,10 @@ async fn batch_handler(
 }
 
 async fn line_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) -> Response {
-    let p = params(raw);
+    let p = match params(raw) {
+        Ok(p) => p,
+        Err(e) => return e.into_response(),
+    };
     let (tables, text) = match s.tables_and_position(&p) {
         Ok(x) => x,
         Err(e) => return e.into_response(),
@@ -575,13 +629,16 @@ async fn line_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) -
         }
     };
     let counter = p.get("counter").cloned();
+    let db = s.options.db.clone();
     let result = s
         .blocking(s.options.limits.request_time, move |_| {
             let rules = *tables.rules();
             let first = tables
                 .probe_text(&text, counter.as_deref())
-                .map_err(ApiError::query)?;
-            let line = tables.best_line(&first, max).map_err(ApiError::query)?;
+                .map_err(|e| ApiError::query(e, &db))?;
+            let line = tables
+                .best_line(&first, max)
+                .map_err(|e| ApiError::query(e, &db))?;
             Ok(line
                 .iter()
                 .map(|p| p.to_answer(&rules))
@@ -591,8 +648,43 @@ async fn line_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) -
     reply(result)
 }
 
+/// `GET /api/v1/game`: a game record, probed position by position.
+async fn game_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) -> Response {
+    let p = match params(raw) {
+        Ok(p) => p,
+        Err(e) => return e.into_response(),
+    };
+    let (tables, start) = match s.tables_and_position(&p) {
+        Ok(x) => x,
+        Err(e) => return e.into_response(),
+    };
+    let moves = p.get("moves").cloned().unwrap_or_default();
+    if moves.len() > s.options.limits.position_bytes {
+        return ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "moves longer than {} bytes",
+                s.options.limits.position_bytes
+            ),
+        )
+        .into_response();
+    }
+    let db = s.options.db.clone();
+    let result = s
+        .blocking(s.options.limits.request_time, move |_| {
+            tables
+                .game(&start, &moves)
+                .map_err(|e| ApiError::query(e, &db))
+        })
+        .await;
+    reply(result)
+}
+
 async fn stats_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) -> Response {
-    let p = params(raw);
+    let p = match params(raw) {
+        Ok(p) => p,
+        Err(e) => return e.into_response(),
+    };
     let tables = match s.tables(&p) {
         Ok(t) => t,
         Err(e) => return e.into_response(),
@@ -615,8 +707,9 @@ async fn stats_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) 
             if let Some(a) = state.cached_stats(&key) {
                 return Ok(a);
             }
-            let a =
-                Arc::new(stats_of(&db, &rules).map_err(|e| ApiError::query(QueryError::Table(e)))?);
+            let a = Arc::new(
+                stats_of(&db, &rules).map_err(|e| ApiError::query(QueryError::Table(e), &db))?,
+            );
             state
                 .stats
                 .lock()

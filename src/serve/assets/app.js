@@ -1,27 +1,34 @@
 // millbase web board: draws the board of the chosen rule set, shows the
 // value of the position and of every move (from /api/v1/query), plays
-// moves by clicking, walks back and forward, and keeps rules and position
-// in the URL so a position can be shared as a link.
+// moves by clicking (or against the tables), keeps the game record, and
+// keeps rules, start and moves in the URL so a game can be shared.
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
+const saved = (() => { try { return window.localStorage; } catch (e) { return null; } })();
 
 const state = {
   catalog: null,
   rules: null,      // short name of the rule set
   info: null,       // its entry in the catalog (null if not listed)
   board: null,      // its board's drawing data
-  history: [],      // [{position, answer, move}]: move led from the entry before
+  start: "start",   // the text the game opens at (as the API takes it)
+  entries: [],      // [{answer, move}]: move (as listed) led from the entry before
   at: 0,            // index of the shown entry
   pick: [],         // points clicked so far for the next move
-  flipped: false,
-  labels: "coords",
-  line: [],         // best line from the shown position (answers)
+  flipped: saved?.getItem("millbase.flipped") === "1",
+  labels: saved?.getItem("millbase.labels") === "numbers" ? "numbers" : "coords",
+  line: null,       // {at, position, answers}: best line from entry `at`
+  opponent: "",     // the colour millbase plays ("w", "b"), "" for none
+  strength: "perfect",
+  fieldText: "",    // what the position field was last set to
+  busy: 0,
 };
 
-function setBusy(busy) {
-  document.body.dataset.state = busy ? "loading" : "ready";
+function setBusy(delta) {
+  state.busy += delta;
+  document.body.dataset.state = state.busy > 0 ? "loading" : "ready";
 }
 
 async function api(path, params) {
@@ -35,38 +42,57 @@ async function api(path, params) {
 
 function showError(msg) { $("error").textContent = msg || ""; }
 
+const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+
 function valueText(value, plies) {
   if (value === "draw" || plies === null || plies === undefined) return value;
-  return `${value} in ${plies}`;
+  return `${value} in ${plural(plies, "ply", "plies")}`;
 }
 
 function pointName(p) {
   return state.labels === "coords" ? state.board.coords[p] : String(p);
 }
 
-// A move in the chosen labels, in the CLI's notation.
+// A move in the chosen labels: d7-d6xd2 or 1-9x13; a placement is its point.
 function moveText(m) {
-  let s;
-  if (m.from === null) s = state.labels === "coords" ? pointName(m.to) : `-${m.to}`;
-  else s = `${pointName(m.from)}-${pointName(m.to)}`;
+  let s = m.from === null ? pointName(m.to) : `${pointName(m.from)}-${pointName(m.to)}`;
   for (const r of m.removes) s += "x" + pointName(r);
+  return s;
+}
+
+// The same in coordinates, as the URL keeps moves.
+function moveCoords(m) {
+  const c = state.board.coords;
+  let s = m.from === null ? c[m.to] : `${c[m.from]}-${c[m.to]}`;
+  for (const r of m.removes) s += "x" + c[r];
   return s;
 }
 
 // Board string "WB..../........ w 3 4 [c]" -> {cells, side, hand, counter}.
 function parsePosition(text) {
   const f = text.trim().split(/\s+/);
-  const cells = f[0].replace(/\//g, "");
   return {
-    cells,
+    cells: f[0].replace(/\//g, ""),
     side: f[1],
     hand: { w: Number(f[2]), b: Number(f[3]) },
     counter: f.length > 4 ? Number(f[4]) : null,
   };
 }
 
-function currentText(answer) {
+function positionText(answer) {
   return answer.counter === undefined ? answer.position : `${answer.position} ${answer.counter}`;
+}
+
+const sideName = (c) => (c === "w" ? "White" : "Black");
+const otherSide = (c) => (c === "w" ? "b" : "w");
+
+// Whether a position text is a board string or a Sanmill line (else it is
+// "start" or a move list, which the page keeps as a game record).
+function isBoardText(text) {
+  const first = text.trim().split(/\s+/)[0] || "";
+  if (/^\d+\./.test(first)) return false;
+  return first.includes("/") || first.includes(".") || /[O@*]/.test(first) ||
+    (state.board && first.length === state.board.points);
 }
 
 function xy(p) {
@@ -99,18 +125,17 @@ function better(a, b) {
   return false;
 }
 
+const entry = () => state.entries[state.at];
+const seqOf = (m) => (m.from === null ? [m.to] : [m.from, m.to]);
+
 // The moves still possible after the points picked so far, and what a
-// click on each point would mean: [{point, kind, best}] with kind
+// click on each point would mean: marks[point] = {kind, best} with kind
 // "from" (pick up a stone), "to" (a target) or "remove".
-function candidates() {
-  const entry = state.history[state.at];
-  if (!entry.answer) return { moves: [], marks: new Map() };
-  let moves = entry.answer.moves;
-  const pick = state.pick;
-  // pick[0]: an origin or a placement target; then a target; then removals.
-  const stage = [];
-  moves = moves.filter((m) => {
-    const seq = m.from === null ? [m.to] : [m.from, m.to];
+function candidates(pick) {
+  const e = entry();
+  if (!e || !e.answer) return { moves: [], marks: new Map() };
+  const moves = e.answer.moves.filter((m) => {
+    const seq = seqOf(m);
     for (let i = 0; i < pick.length; i++) {
       if (i < seq.length) { if (seq[i] !== pick[i]) return false; }
       else if (!m.removes.includes(pick[i])) return false;
@@ -118,26 +143,39 @@ function candidates() {
     return true;
   });
   const marks = new Map();
-  for (const m of moves) {
-    const seq = m.from === null ? [m.to] : [m.from, m.to];
-    let next, kind;
-    if (pick.length < seq.length) {
-      next = seq[pick.length];
-      kind = pick.length === 0 && m.from !== null ? "from" : "to";
-    } else {
-      const left = m.removes.filter((r) => !pick.slice(seq.length).includes(r));
-      if (left.length === 0) continue;
-      kind = "remove";
-      for (const r of left) stage.push([r, kind, m]);
-      continue;
-    }
-    stage.push([next, kind, m]);
-  }
-  for (const [p, kind, m] of stage) {
+  const mark = (p, kind, m) => {
     const had = marks.get(p);
     if (!had || better(m, had.best)) marks.set(p, { kind, best: m });
+  };
+  for (const m of moves) {
+    const seq = seqOf(m);
+    if (pick.length < seq.length) {
+      mark(seq[pick.length], pick.length === 0 && m.from !== null ? "from" : "to", m);
+    } else {
+      for (const r of m.removes.filter((r) => !pick.slice(seq.length).includes(r))) mark(r, "remove", m);
+    }
   }
   return { moves, marks };
+}
+
+// The cells of the shown position with the picked move's stone already
+// moved (while the player picks the stone to remove), and that move.
+function shownCells() {
+  const e = entry();
+  const cells = parsePosition(e.answer ? e.answer.position : e.position).cells.split("");
+  const { moves } = candidates(state.pick);
+  const m = moves.find((m) => state.pick.length >= seqOf(m).length && m.removes.length);
+  if (!m || state.pick.length < seqOf(m).length) return { cells, closing: null };
+  const mover = parsePosition(e.answer.position).side === "w" ? "W" : "B";
+  if (m.from !== null) cells[m.from] = ".";
+  cells[m.to] = mover;
+  for (const r of state.pick.slice(seqOf(m).length)) cells[r] = ".";
+  return { cells, closing: { move: m, mover } };
+}
+
+// The lines of `colour` through point p (all lines if p is null).
+function millsOf(cells, colour, p) {
+  return state.board.lines.filter((l) => (p === null || l.includes(p)) && l.every((q) => cells[q] === colour));
 }
 
 function drawBoard() {
@@ -146,101 +184,178 @@ function drawBoard() {
   const size = 120 + (b.grid - 1) * 100;
   svg.setAttribute("viewBox", `0 0 ${size} ${size}`);
   svg.replaceChildren();
-  const entry = state.history[state.at];
-  const pos = parsePosition(entry.position);
+  const e = entry();
+  const { cells, closing } = shownCells();
   for (const [a, c] of b.edges) {
     const [x1, y1] = xy(a), [x2, y2] = xy(c);
     el("line", { x1, y1, x2, y2, class: "edge" }, svg);
   }
-  const { marks } = candidates();
-  const last = entry.move;
+  // Mills to show: the one just closed while its removal is picked, or
+  // the one that ended the game.
+  let mills = [];
+  if (closing) mills = millsOf(cells, closing.mover, closing.move.to);
+  else if (e.answer && (e.answer.over === "line" || e.answer.over === "stones")) {
+    const winner = parsePosition(e.answer.position).side === "w" ? "B" : "W";
+    mills = e.answer.over === "line" ? millsOf(cells, winner, null)
+      : (e.move ? millsOf(cells, winner, e.move.to) : []);
+  }
+  for (const l of mills) {
+    const [x1, y1] = xy(l[0]), [x2, y2] = xy(l[l.length - 1]);
+    el("line", { x1, y1, x2, y2, class: "mill", "data-mill": l.join(",") }, svg);
+  }
+  const { marks } = candidates(state.pick);
+  const last = closing ? null : e.move;
   for (let p = 0; p < b.points; p++) {
     const [x, y] = xy(p);
-    const c = pos.cells[p];
+    const c = cells[p];
     el("circle", { cx: x, cy: y, r: 9, class: "dot" }, svg);
-    const ly = state.flipped ? y - 30 : y + 44;
-    el("text", { x: x + 30, y: ly, class: "label" }, svg).textContent = pointName(p);
     if (c === "W" || c === "B") {
       el("circle", {
         cx: x, cy: y, r: 34,
-        class: `stone ${c === "W" ? "white" : "black"}${state.pick.includes(p) ? " selected" : ""}`,
-        "data-stone": c,
+        class: `stone ${c === "W" ? "white" : "black"}${state.pick[0] === p && !closing ? " selected" : ""}`,
+        "data-stone": c, "data-at": p,
       }, svg);
     }
+    if (closing && closing.move.from === p) el("circle", { cx: x, cy: y, r: 30, class: "ghost" }, svg);
     if (last && (last.to === p || last.from === p)) {
       el("circle", { cx: x, cy: y, r: 44, class: "last" }, svg);
     }
     const m = marks.get(p);
     if (m) {
       const v = m.best.value;
+      const plies = m.best.plies === null ? "" : m.best.plies;
       if (m.kind === "to") {
         el("circle", { cx: x, cy: y, r: 24, class: `mark target ${v}` }, svg);
-        const t = el("text", { x, y, class: "plies" }, svg);
-        t.textContent = m.best.plies === null ? "" : m.best.plies;
+        el("text", { x, y, class: "plies" }, svg).textContent = plies;
       } else {
         el("circle", { cx: x, cy: y, r: 40, class: `mark ${v}` }, svg);
-        const t = el("text", { x, y, class: `plies${c === "W" ? " on-white" : ""}` }, svg);
-        t.textContent = m.best.plies === null ? "" : m.best.plies;
+        el("text", { x, y, class: `plies${c === "W" ? " on-white" : ""}` }, svg).textContent = plies;
       }
     }
   }
-  // Hit areas last, so they take every click.
+  // Labels above the stones, hit areas above everything.
+  for (let p = 0; p < b.points; p++) {
+    const [x, y] = xy(p);
+    el("text", { x: x + 34, y: state.flipped ? y - 36 : y + 50, class: "label" }, svg).textContent = pointName(p);
+  }
   for (let p = 0; p < b.points; p++) {
     const [x, y] = xy(p);
     const m = marks.get(p);
     const hit = el("circle", {
-      cx: x, cy: y, r: 46, class: "hit", "data-point": p,
+      cx: x, cy: y, r: 46, class: "hit", "data-point": p, tabindex: 0, role: "button",
+      "aria-label": `point ${b.coords[p]}${cells[p] === "W" ? ", White stone" : cells[p] === "B" ? ", Black stone" : ""}`,
       "data-kind": m ? m.kind : "", "data-value": m ? m.best.value : "",
       "data-plies": m && m.best.plies !== null ? m.best.plies : "",
     }, svg);
     hit.addEventListener("click", () => clickPoint(p));
+    hit.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); clickPoint(p); }
+    });
   }
+}
+
+function humanToMove() {
+  const e = entry();
+  if (!state.opponent || !e.answer) return true;
+  return parsePosition(e.answer.position).side !== state.opponent;
 }
 
 function clickPoint(p) {
-  const { marks } = candidates();
+  if (state.busy > 0 || !humanToMove()) return;
+  const { marks } = candidates(state.pick);
   if (!marks.has(p)) {
-    // A click elsewhere drops the stone picked up.
-    if (state.pick.length) { state.pick = []; render(); }
+    // Another stone of one's own picks that one up; anywhere else drops
+    // the stone picked up.
+    const fresh = candidates([]).marks.get(p);
+    if (state.pick.length === 1 && fresh && fresh.kind === "from" && state.pick[0] !== p) state.pick = [p];
+    else state.pick = [];
+    render();
     return;
   }
   state.pick.push(p);
-  const { moves, marks: next } = candidates();
+  const { moves, marks: next } = candidates(state.pick);
   const done = moves.filter((m) => {
-    const seq = m.from === null ? [m.to] : [m.from, m.to];
+    const seq = seqOf(m);
     return state.pick.length >= seq.length && m.removes.every((r) => state.pick.slice(seq.length).includes(r));
   });
   if (done.length === 1 && next.size === 0) { play(done[0]); return; }
-  if (moves.length === 1) { play(moves[0]); return; }
   render();
 }
 
+// Plays a listed move of the shown position, dropping the entries after it.
 async function play(move) {
   state.pick = [];
-  state.history.length = state.at + 1;
-  // A quiet move that brings the N-move counter to N ends the game in a
-  // draw: no table holds that position, so it is not asked for.
-  const n = state.info && state.info.nmove;
-  const after = parsePosition(move.after);
-  let answer = null;
-  if (n && after.counter !== null && after.counter >= n) {
-    const f = move.after.trim().split(/\s+/);
-    answer = { position: f.slice(0, 4).join(" "), value: "draw", plies: null, counter: after.counter,
-      z: null, rule_draw: null, pure: null, moves: [], nmoveOver: true };
-  }
-  state.history.push({ position: move.after, answer, move });
+  state.entries.length = state.at + 1;
+  state.entries.push({ answer: null, position: move.after, move });
   state.at += 1;
-  await show();
+  await show(true);
+}
+
+// Fetches the answer of the shown entry if needed, then redraws.
+async function show(push) {
+  const e = entry();
+  setBusy(1);
+  showError("");
+  try {
+    if (!e.answer) e.answer = await api("query", { rules: state.rules, position: e.position });
+    updateUrl(push);
+  } catch (err) {
+    // Nothing half-done stays: the move is taken back.
+    showError(err.message);
+    if (state.at > 0 && !e.answer) { state.entries.length = state.at; state.at -= 1; }
+  }
+  render();
+  setBusy(-1);
+  maybeAnswer();
+}
+
+// The computer's move, when it is its turn at the end of the game record.
+function maybeAnswer() {
+  const e = entry();
+  if (!state.opponent || !e.answer || state.at !== state.entries.length - 1) return;
+  if (parsePosition(e.answer.position).side !== state.opponent || !e.answer.moves.length) return;
+  const moves = e.answer.moves;
+  let choice = moves[0];
+  if (state.strength === "random") {
+    const keep = moves.filter((m) => m.value === moves[0].value);
+    choice = keep[Math.floor(Math.random() * keep.length)];
+  }
+  setBusy(1);
+  setTimeout(() => { setBusy(-1); play(choice); }, 300);
+}
+
+function overText(a, side) {
+  const other = sideName(otherSide(side));
+  switch (a.over) {
+    case "stones": return `${sideName(side)} is down to two stones: ${other} wins`;
+    case "line": return `${other} completed a line: ${other} wins`;
+    case "blocked": return a.value === "draw" ? "the board is full and no one can move: a draw"
+      : `${sideName(side)} cannot move: ${other} wins`;
+    case "nmove": return `drawn by the N-move rule: ${a.counter} plies without a mill`;
+    default: return "";
+  }
 }
 
 function renderStatus() {
-  const entry = state.history[state.at];
-  const pos = parsePosition(entry.position);
-  const side = pos.side === "w" ? "White" : "Black";
-  let s = `${side} to move · in hand: White ${pos.hand.w}, Black ${pos.hand.b}`;
-  if (pos.counter !== null) s += ` · N-move counter ${pos.counter}`;
+  const e = entry();
+  const a = e.answer;
+  const pos = parsePosition(a ? positionText(a) : e.position);
+  const side = sideName(pos.side);
+  const { closing } = shownCells();
+  let s;
+  if (closing) {
+    const k = closing.move.removes.length - (state.pick.length - seqOf(closing.move).length);
+    s = `${side} closed a mill: take ${k === 1 ? "a" : k} ${sideName(otherSide(pos.side))} stone${k === 1 ? "" : "s"}`;
+  } else if (a && a.over) {
+    s = `Game over: ${overText(a, pos.side)}`;
+  } else {
+    s = `${side} to move`;
+    if (state.opponent) s += pos.side === state.opponent ? " (millbase)" : " (you)";
+    if (pos.hand.w || pos.hand.b) s += ` · in hand: White ${pos.hand.w}, Black ${pos.hand.b}`;
+    if (pos.counter !== null) s += ` · N-move counter ${pos.counter}`;
+  }
   $("status").textContent = s;
-  const a = entry.answer;
+  $("status").dataset.over = a && a.over ? a.over : "";
   const v = $("value");
   v.replaceChildren();
   if (!a) return;
@@ -249,58 +364,110 @@ function renderStatus() {
   const span = document.createElement("span");
   span.className = a.value;
   span.textContent = `${side} ${a.value === "win" ? "wins" : a.value === "loss" ? "loses" : "draws"}` +
-    (a.plies === null ? "" : ` in ${a.plies} plies`);
+    (a.plies === null ? "" : ` in ${plural(a.plies, "ply", "plies")}`);
   v.appendChild(span);
-  if (a.nmoveOver) v.appendChild(document.createTextNode(` (the N-move rule: ${a.counter} plies without a mill)`));
-  else if (a.moves.length === 0) v.appendChild(document.createTextNode(" (no legal move: the game is over)"));
-  if (a.rule_draw) v.appendChild(document.createTextNode(` · a ${a.rule_draw}`));
+  if (a.rule_draw && !a.over) v.appendChild(document.createTextNode(` · a ${a.rule_draw}`));
   if (a.pure) v.appendChild(document.createTextNode(` · pure game: ${valueText(a.pure.value, a.pure.plies)}`));
 }
 
 function renderMoves() {
-  const entry = state.history[state.at];
-  const ol = $("moves");
-  ol.replaceChildren();
-  if (!entry.answer) return;
-  for (const m of entry.answer.moves) {
-    const li = document.createElement("li");
-    li.className = m.value;
-    li.dataset.move = m.move;
-    li.dataset.value = m.value;
-    li.dataset.plies = m.plies === null ? "" : m.plies;
-    const mv = document.createElement("span");
-    mv.className = "mv";
-    mv.textContent = moveText(m);
-    li.append(mv, valueText(m.value, m.plies));
-    li.addEventListener("click", () => play(m));
-    ol.appendChild(li);
+  const box = $("moves");
+  box.replaceChildren();
+  const a = entry().answer;
+  if (!a || !a.moves.length) return;
+  const groups = { win: "Winning moves", draw: "Drawing moves", loss: "Losing moves" };
+  for (const kind of ["win", "draw", "loss"]) {
+    const moves = a.moves.filter((m) => m.value === kind);
+    if (!moves.length) continue;
+    const h = document.createElement("h3");
+    h.className = kind;
+    h.textContent = `${groups[kind]} (${moves.length})`;
+    const ul = document.createElement("ul");
+    ul.dataset.group = kind;
+    for (const m of moves) {
+      const li = document.createElement("li");
+      li.className = m.value;
+      li.dataset.move = m.move;
+      li.dataset.value = m.value;
+      li.dataset.plies = m.plies === null ? "" : m.plies;
+      const mv = document.createElement("span");
+      mv.className = "mv";
+      mv.textContent = moveText(m);
+      li.append(mv, valueText(m.value, m.plies));
+      li.addEventListener("click", () => { if (state.busy === 0 && humanToMove()) play(m); });
+      ul.appendChild(li);
+    }
+    box.append(h, ul);
   }
 }
 
-function renderHistory() {
-  const ol = $("history");
-  ol.replaceChildren();
-  state.history.forEach((e, i) => {
-    if (i === 0) return;
-    const li = document.createElement("li");
-    if (i === state.at) li.className = "current";
-    const mv = document.createElement("span");
-    mv.className = "mv";
-    mv.textContent = moveText(e.move);
-    li.append(mv, valueText(e.move.value, e.move.plies));
-    li.addEventListener("click", () => { state.at = i; state.pick = []; show(); });
-    ol.appendChild(li);
-  });
+// A move that made the mover's value worse: win to draw or loss, draw to loss.
+function isMistake(i) {
+  const before = state.entries[i - 1].answer;
+  const m = state.entries[i].move;
+  return before && RANK[m.value] > RANK[before.value];
+}
+
+function renderRecord() {
+  const tb = $("record").querySelector("tbody");
+  tb.replaceChildren();
+  const first = state.entries[0].answer;
+  const firstSide = first ? parsePosition(first.position).side : "w";
+  let row = null, number = 0;
+  const cell = (i) => {
+    const td = document.createElement("td");
+    if (i === null) { td.textContent = "…"; return td; }
+    const e = state.entries[i];
+    td.className = "ply" + (i === state.at ? " current" : "");
+    td.dataset.ply = i;
+    td.textContent = moveText(e.move);
+    if (isMistake(i)) {
+      const before = state.entries[i - 1].answer.value;
+      td.classList.add("mistake", e.move.value);
+      td.title = `a mistake: ${before} to ${e.move.value}`;
+      td.dataset.mistake = `${before}-${e.move.value}`;
+    } else {
+      td.title = valueText(e.move.value, e.move.plies);
+    }
+    td.addEventListener("click", () => { state.at = i; state.pick = []; show(false); });
+    return td;
+  };
+  for (let i = 1; i < state.entries.length; i++) {
+    const side = parsePosition(state.entries[i - 1].answer.position).side;
+    if (!row || side === "w") {
+      row = document.createElement("tr");
+      number += 1;
+      const n = document.createElement("td");
+      n.textContent = `${number}.`;
+      row.appendChild(n);
+      tb.appendChild(row);
+      if (side === "b") row.appendChild(cell(null));
+    }
+    row.appendChild(cell(i));
+  }
+  if (state.entries.length === 1) {
+    const tr = document.createElement("tr");
+    const td = document.createElement("td");
+    td.colSpan = 3;
+    td.textContent = firstSide ? "no moves yet" : "";
+    tr.appendChild(td);
+    tb.appendChild(tr);
+  }
   $("back").disabled = state.at === 0;
-  $("forward").disabled = state.at >= state.history.length - 1;
+  $("forward").disabled = state.at >= state.entries.length - 1;
+  const human = state.opponent ? otherSide(state.opponent) : null;
+  $("undo").hidden = $("takeback").hidden = !human;
+  $("undo").disabled = !human || lastOwnMove(human, state.entries.length - 1) === null;
+  $("takeback").disabled = !human || lastMistake(human) === null;
 }
 
 function renderLine() {
   const ol = $("line");
   ol.replaceChildren();
-  // Each entry but the last is followed by the position its best move
-  // leads to; those moves make the line.
-  state.line.slice(0, -1).forEach((a, i) => {
+  const line = state.line;
+  // A line belongs to the position it was asked for.
+  if (!line || line.at !== state.at || !entry().answer || line.position !== positionText(entry().answer)) return;
+  line.answers.slice(0, -1).forEach((a, i) => {
     const m = a.moves[0];
     const li = document.createElement("li");
     li.className = m.value;
@@ -311,27 +478,28 @@ function renderLine() {
     li.dataset.move = m.move;
     // Clicking a ply plays the line up to it.
     li.addEventListener("click", () => {
-      state.history.length = state.at + 1;
+      state.entries.length = state.at + 1;
       for (let k = 0; k <= i; k++) {
-        const step = state.line[k].moves[0];
-        state.history.push({ position: step.after, answer: state.line[k + 1], move: step });
+        const step = line.answers[k].moves[0];
+        state.entries.push({ answer: line.answers[k + 1], position: step.after, move: step });
       }
-      state.at = state.history.length - 1;
-      state.line = [];
-      show();
+      state.at = state.entries.length - 1;
+      state.pick = [];
+      show(true);
     });
     ol.appendChild(li);
   });
 }
 
 function renderHint() {
-  const { marks } = candidates();
+  const { marks } = candidates(state.pick);
   const kinds = new Set([...marks.values()].map((m) => m.kind));
   let h = "";
-  if (kinds.has("remove")) h = "Click the stone to remove.";
-  else if (state.pick.length) h = "Click the point to move to (or elsewhere to drop the stone).";
+  if (!humanToMove()) h = "millbase is thinking…";
+  else if (kinds.has("remove")) h = "Click the stone to take.";
+  else if (state.pick.length) h = "Click the point to move to, another of your stones to pick it up instead, or elsewhere to drop it.";
   else if (kinds.has("from") && kinds.has("to")) h = "Click a point to place a stone, or a stone to move it.";
-  else if (kinds.has("from")) h = "Click a stone to move it; its ring shows its best move.";
+  else if (kinds.has("from")) h = "Click a stone to pick it up; its ring shows its best move.";
   else if (kinds.has("to")) h = "Click a point to place a stone.";
   $("hint").textContent = h;
 }
@@ -340,61 +508,94 @@ function render() {
   drawBoard();
   renderStatus();
   renderMoves();
-  renderHistory();
+  renderRecord();
   renderLine();
   renderHint();
 }
 
+// The game as the position field shows it: the move list from the start,
+// or the current position.
+function gameText() {
+  const moves = state.entries.slice(1, state.at + 1).map((e) => moveCoords(e.move));
+  if (state.start === "start") return moves.length ? moves.join(" ") : "start";
+  return moves.length ? positionText(entry().answer || state.entries[0].answer) : state.start;
+}
+
+function urlOf() {
+  const params = new URLSearchParams({ rules: state.rules, position: state.start });
+  const moves = state.entries.slice(1).map((e) => moveCoords(e.move));
+  if (moves.length) params.set("moves", moves.join(" "));
+  if (state.at < state.entries.length - 1) params.set("ply", String(state.at));
+  return `/?${params.toString()}`;
+}
+
 function updateUrl(push) {
-  const entry = state.history[state.at];
-  const params = new URLSearchParams({ rules: state.rules, position: entry.position });
-  const url = `/?${params.toString()}`;
+  const url = urlOf();
   if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
   $("stats-link").href = `/stats?${new URLSearchParams({ rules: state.rules })}`;
+  state.fieldText = gameText();
+  $("position").value = state.fieldText;
 }
 
-// Shows the current entry, fetching its answer if needed.
-async function show() {
-  const entry = state.history[state.at];
-  setBusy(true);
-  showError("");
-  try {
-    if (!entry.answer) entry.answer = await api("query", { rules: state.rules, position: entry.position });
-    entry.position = currentText(entry.answer);
-    updateUrl(false);
-  } catch (e) {
-    showError(e.message);
-  }
-  render();
-  setBusy(false);
+function boardOf(rules, info) {
+  const name = info ? info.board : guessBoard(rules);
+  return state.catalog.boards.find((b) => b.name === name) || null;
 }
 
-// Loads a rule set and a position from scratch (entry field, link, URL).
-async function load(rules, position, push) {
-  setBusy(true);
+// Loads a game (rules, start, moves) whole, or changes nothing and says
+// why: a page never mixes one game's board with another's position.
+async function loadGame(rules, start, moves, push, ply) {
+  setBusy(1);
   showError("");
-  state.rules = rules;
-  state.info = state.catalog.rule_sets.find((r) => r.rules === rules) || null;
-  const boardName = state.info ? state.info.board : guessBoard(rules);
-  state.board = state.catalog.boards.find((b) => b.name === boardName) || state.catalog.boards[0];
-  state.pick = [];
-  state.line = [];
-  $("rules").value = rules;
-  $("position").value = position;
+  const info = state.catalog.rule_sets.find((r) => r.rules === rules) || null;
+  const board = boardOf(rules, info);
   try {
-    const answer = await api("query", { rules, position });
-    state.history = [{ position: currentText(answer), answer, move: null }];
-    state.at = 0;
-    const params = new URLSearchParams({ rules, position });
-    if (push) history.pushState(null, "", `/?${params}`); else history.replaceState(null, "", `/?${params}`);
-    $("stats-link").href = `/stats?${new URLSearchParams({ rules })}`;
+    if (!board) throw new Error(`no tables of rule set ${rules} here`);
+    const game = await api("game", { rules, position: start, moves: moves || "" });
+    Object.assign(state, { rules, info, board, start, pick: [], line: null });
+    state.entries = game.positions.map((answer, i) => ({
+      answer, position: positionText(answer), move: i ? game.played[i - 1] : null,
+    }));
+    state.at = ply === undefined || ply === null ? state.entries.length - 1
+      : Math.max(0, Math.min(state.entries.length - 1, ply));
+    updateUrl(push);
+    $("rules").value = rules;
+    syncRandomEntry();
     render();
+    setBusy(-1);
+    maybeAnswer();
+    return true;
   } catch (e) {
-    showError(e.message);
-    if (!state.history.length) { state.history = [{ position: emptyPosition(), answer: null, move: null }]; state.at = 0; }
-    render();
+    if (state.rules && state.rules !== rules) {
+      showError(`cannot open ${rules}: ${e.message}. Still showing ${state.rules}.`);
+    } else {
+      showError(e.message);
+    }
+    $("rules").value = state.rules || rules;
+    if (!state.entries.length && board) {
+      // Nothing shown yet: an empty board of that game, with the error.
+      Object.assign(state, { rules, info, board });
+      state.entries = [{ answer: null, position: ".".repeat(board.points) + " w 0 0", move: null }];
+      state.at = 0;
+    }
+    if (state.entries.length) render();
+    setBusy(-1);
+    return false;
   }
-  setBusy(false);
+}
+
+// Loads what the position field or a link gives: a board string opens a
+// game at that position; a move list (or start) a game from the start.
+function loadText(rules, text, push) {
+  const info = state.catalog.rule_sets.find((r) => r.rules === rules) || null;
+  const board = boardOf(rules, info);
+  const saveBoard = state.board;
+  state.board = board || state.board;
+  const boardText = isBoardText(text);
+  state.board = saveBoard;
+  if (boardText) return loadGame(rules, text, "", push);
+  const moves = text.trim().replace(/^start\b/i, "").trim();
+  return loadGame(rules, "start", moves, push);
 }
 
 function guessBoard(rules) {
@@ -404,77 +605,208 @@ function guessBoard(rules) {
   return "standard";
 }
 
-function emptyPosition() {
-  return ".".repeat(state.board.points) + " w 0 0";
+// A random position of a moving-phase table: stones placed at random,
+// neither side with a line (which would end or have ended the game).
+function randomPosition(board, w, b) {
+  for (let tries = 0; tries < 200; tries++) {
+    const points = [...Array(board.points).keys()];
+    for (let i = points.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [points[i], points[j]] = [points[j], points[i]];
+    }
+    const cells = Array(board.points).fill(".");
+    points.slice(0, w).forEach((p) => { cells[p] = "W"; });
+    points.slice(w, w + b).forEach((p) => { cells[p] = "B"; });
+    const lined = board.lines.some((l) => l.every((q) => cells[q] === "W") || l.every((q) => cells[q] === "B"));
+    if (!lined || tries === 199) return `${cells.join("")} w 0 0`;
+  }
+  return null;
+}
+
+function syncRandomEntry() {
+  const stones = state.info ? state.info.stones : [9, 9];
+  for (const [id, n] of [["white-stones", stones[0]], ["black-stones", stones[1]]]) {
+    const input = $(id);
+    input.max = n;
+    if (Number(input.value) > n || !input.dataset.touched) input.value = n;
+  }
 }
 
 async function bestLine() {
-  setBusy(true);
+  setBusy(1);
   showError("");
+  const at = state.at;
   try {
-    const entry = state.history[state.at];
-    state.line = await api("line", { rules: state.rules, position: entry.position, max: 60 });
+    const position = positionText(entry().answer);
+    const answers = await api("line", { rules: state.rules, position, max: 60 });
+    state.line = { at, position, answers };
   } catch (e) {
     showError(e.message);
   }
   render();
-  setBusy(false);
+  setBusy(-1);
+}
+
+// The index of the last entry reached by a move of `side` at or before i.
+function lastOwnMove(side, i) {
+  for (let k = i; k >= 1; k--) {
+    if (parsePosition(state.entries[k - 1].answer.position).side === side) return k;
+  }
+  return null;
+}
+
+function lastMistake(side) {
+  for (let k = state.entries.length - 1; k >= 1; k--) {
+    if (parsePosition(state.entries[k - 1].answer.position).side === side && isMistake(k)) return k;
+  }
+  return null;
+}
+
+// Goes back to the position before entry k's move, dropping the rest.
+function takeBackTo(k) {
+  if (k === null) return;
+  state.entries.length = k;
+  state.at = k - 1;
+  state.pick = [];
+  show(true);
 }
 
 function fromUrl(push) {
   const p = new URLSearchParams(location.search);
   const list = state.catalog.rule_sets;
-  const fallback = (list.find((r) => r.phases.placing) || list[0] || { rules: "standard" }).rules;
-  return load(p.get("rules") || fallback, p.get("position") || "start", push);
+  // The first entry of the menu: the standard game when it is built whole.
+  const fallback = $("rules").options.length ? $("rules").options[0].value : "standard";
+  const rules = p.get("rules") || fallback;
+  const ply = p.get("ply") === null ? null : Number(p.get("ply"));
+  const position = p.get("position") || "start";
+  if (p.get("moves")) return loadGame(rules, position, p.get("moves"), push, ply);
+  const info = list.find((r) => r.rules === rules);
+  if (!p.get("position") && info && !info.phases.placing) return startRandom(rules, push);
+  return loadText(rules, position, push);
+}
+
+function startRandom(rules, push) {
+  const info = state.catalog.rule_sets.find((r) => r.rules === rules) || null;
+  const board = boardOf(rules, info);
+  if (!board) return loadGame(rules, "start", "", push);
+  const max = info ? info.stones : [9, 9];
+  const clamp = (v, m) => Math.max(3, Math.min(m, Number(v) || m));
+  const sameGame = state.rules === rules;
+  const w = sameGame ? clamp($("white-stones").value, max[0]) : max[0];
+  const b = sameGame ? clamp($("black-stones").value, max[1]) : max[1];
+  return loadGame(rules, randomPosition(board, w, b), "", push);
+}
+
+function fillRuleMenu() {
+  const sel = $("rules");
+  const sets = [...state.catalog.rule_sets];
+  // The standard game first (the most stones first), then the others.
+  const family = (r) => (r.rules === "standard" ? 0 : r.rules.startsWith("standard") ? 1 : 2);
+  const stones = (r) => (r.stones ? r.stones[0] + r.stones[1] : 0);
+  const cmp = (a, b) => family(a) - family(b) || stones(b) - stones(a) || a.rules.localeCompare(b.rules);
+  const whole = sets.filter((r) => r.phases.placing).sort(cmp);
+  const moving = sets.filter((r) => !r.phases.placing).sort(cmp);
+  const add = (parent, r, text) => {
+    const o = document.createElement("option");
+    o.value = r.rules;
+    o.textContent = text;
+    parent.appendChild(o);
+  };
+  for (const r of whole) add(sel, r, r.rules);
+  if (moving.length) {
+    const g = document.createElement("optgroup");
+    g.label = "moving phase only (opens at a random position)";
+    for (const r of moving) add(g, r, `${r.rules} (moving phase)`);
+    sel.appendChild(g);
+  }
+  const wanted = new URLSearchParams(location.search).get("rules");
+  if (wanted && !sets.some((r) => r.rules === wanted)) add(sel, { rules: wanted }, wanted);
+}
+
+async function copyLink() {
+  const url = location.href;
+  let ok = false;
+  try { await navigator.clipboard.writeText(url); ok = true; } catch (e) {
+    const t = document.createElement("textarea");
+    t.value = url;
+    document.body.appendChild(t);
+    t.select();
+    try { ok = document.execCommand("copy"); } catch (e2) { ok = false; }
+    t.remove();
+  }
+  $("copied").textContent = ok ? "link copied" : url;
+  $("copied").dataset.url = url;
 }
 
 async function init() {
-  $("back").addEventListener("click", () => { if (state.at > 0) { state.at--; state.pick = []; show(); } });
-  $("forward").addEventListener("click", () => {
-    if (state.at < state.history.length - 1) { state.at++; state.pick = []; show(); }
+  $("back").addEventListener("click", () => {
+    if (state.at > 0) { state.at--; state.pick = []; show(false); }
   });
-  $("flip").addEventListener("click", () => { state.flipped = !state.flipped; render(); });
+  $("forward").addEventListener("click", () => {
+    if (state.at < state.entries.length - 1) { state.at++; state.pick = []; show(false); }
+  });
+  $("flip").addEventListener("click", () => {
+    state.flipped = !state.flipped;
+    saved?.setItem("millbase.flipped", state.flipped ? "1" : "0");
+    render();
+  });
+  $("labels").value = state.labels;
+  $("labels").addEventListener("change", (e) => {
+    state.labels = e.target.value;
+    saved?.setItem("millbase.labels", state.labels);
+    render();
+  });
   $("best").addEventListener("click", bestLine);
-  $("labels").addEventListener("change", (e) => { state.labels = e.target.value; render(); });
+  $("opponent").addEventListener("change", (e) => { state.opponent = e.target.value; render(); maybeAnswer(); });
+  $("strength").addEventListener("change", (e) => { state.strength = e.target.value; });
+  $("undo").addEventListener("click", () => {
+    const human = otherSide(state.opponent);
+    takeBackTo(lastOwnMove(human, state.entries.length - 1));
+  });
+  $("takeback").addEventListener("click", () => takeBackTo(lastMistake(otherSide(state.opponent))));
+  $("copy-link").addEventListener("click", copyLink);
   $("entry").addEventListener("submit", (e) => {
     e.preventDefault();
-    load($("rules").value, $("position").value.trim() || "start", true);
+    const text = $("position").value.trim() || "start";
+    const rules = $("rules").value;
+    // The field shows the game; submitting it unchanged keeps the game.
+    if (rules === state.rules && text === state.fieldText) return;
+    loadText(rules, text, true).then((ok) => {
+      if (ok && state.entries.length) $("hint").textContent = "A new game from the position entered; the browser's back button returns to the one before.";
+    });
   });
-  $("rules").addEventListener("change", () => load($("rules").value, "start", true));
+  $("random-entry").addEventListener("submit", (e) => { e.preventDefault(); startRandom(state.rules, true); });
+  for (const id of ["white-stones", "black-stones"]) $(id).addEventListener("input", (e) => { e.target.dataset.touched = "1"; });
+  $("rules").addEventListener("change", () => {
+    const rules = $("rules").value;
+    if (!rules) return;
+    const info = state.catalog.rule_sets.find((r) => r.rules === rules);
+    if (info && !info.phases.placing) startRandom(rules, true);
+    else loadGame(rules, "start", "", true);
+  });
   document.addEventListener("keydown", (e) => {
-    if (e.target.tagName === "INPUT") return;
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
     if (e.key === "ArrowLeft") $("back").click();
     else if (e.key === "ArrowRight") $("forward").click();
     else if (e.key === "Escape" && state.pick.length) { state.pick = []; render(); }
   });
   window.addEventListener("popstate", () => fromUrl(false));
+  setBusy(1);
   try {
     state.catalog = await api("rules", {});
   } catch (e) {
     showError(`cannot read the rule sets: ${e.message}`);
-    setBusy(false);
+    setBusy(-1);
     return;
   }
-  const sel = $("rules");
-  for (const r of state.catalog.rule_sets) {
-    const o = document.createElement("option");
-    o.value = r.rules;
-    o.textContent = r.rules + (r.phases.placing ? "" : " (moving phase only)");
-    sel.appendChild(o);
-  }
-  const wanted = new URLSearchParams(location.search).get("rules");
-  if (wanted && !state.catalog.rule_sets.some((r) => r.rules === wanted)) {
-    const o = document.createElement("option");
-    o.value = wanted;
-    o.textContent = wanted;
-    sel.appendChild(o);
-  }
+  fillRuleMenu();
   if (!state.catalog.boards.length) {
     showError("no tables found: build some with `millbase build`");
-    setBusy(false);
+    setBusy(-1);
     return;
   }
   await fromUrl(false);
+  setBusy(-1);
 }
 
 init();

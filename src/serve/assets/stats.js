@@ -60,13 +60,24 @@ function drawPlies() {
   }
   const n = Math.max(wins.length, losses.length, 1);
   const max = Math.max(1, ...wins.filter(Boolean), ...losses.filter(Boolean));
-  const W = 800, H = 260, mid = H / 2, bw = Math.max(1, (W - 60) / n);
-  svg.setAttribute("viewBox", `0 0 ${W} ${H + 20}`);
-  el("line", { x1: 50, y1: mid, x2: W, y2: mid, stroke: "#999" }, svg);
+  const W = 800, H = 260, mid = H / 2, left = 60, bw = Math.max(1, (W - left - 10) / n);
+  svg.setAttribute("viewBox", `0 0 ${W} ${H + 34}`);
   // A log scale: the counts span many orders of magnitude.
   const scale = (v) => (v > 0 ? (Math.log10(v + 1) / Math.log10(max + 1)) * (mid - 10) : 0);
+  // Gridlines and labelled ticks at each power of ten, both ways.
+  for (let p = 10; p <= max; p *= 10) {
+    for (const y of [mid - scale(p), mid + scale(p)]) {
+      el("line", { x1: left, y1: y, x2: W, y2: y, class: "grid" }, svg);
+      el("text", { x: left - 4, y: y + 4, "text-anchor": "end", class: "tick" }, svg).textContent = tick(p);
+    }
+  }
+  el("line", { x1: left, y1: mid, x2: W, y2: mid, stroke: "#999" }, svg);
+  el("text", { x: left - 4, y: mid + 4, "text-anchor": "end" }, svg).textContent = "0";
+  el("text", { x: W - 4, y: 12, "text-anchor": "end" }, svg).textContent = "wins (log scale)";
+  el("text", { x: W - 4, y: H - 2, "text-anchor": "end" }, svg).textContent = "losses (log scale)";
+  el("text", { x: W / 2, y: H + 32, "text-anchor": "middle" }, svg).textContent = "plies to the end";
   for (let d = 0; d < n; d++) {
-    const x = 50 + d * bw;
+    const x = left + d * bw;
     if (wins[d]) {
       const hh = scale(wins[d]);
       const r = el("rect", { x, y: mid - hh, width: Math.max(bw - 1, 1), height: hh, class: "win" }, svg);
@@ -80,11 +91,16 @@ function drawPlies() {
   }
   const step = Math.max(1, Math.ceil(n / 20 / 5) * 5);
   for (let d = 0; d < n; d += step) {
-    el("text", { x: 50 + d * bw, y: H + 15 }, svg).textContent = d;
+    el("line", { x1: left + d * bw, y1: H - 4, x2: left + d * bw, y2: H + 2, stroke: "#999" }, svg);
+    el("text", { x: left + d * bw, y: H + 16, "text-anchor": "middle", class: "tick" }, svg).textContent = d;
   }
-  el("text", { x: 2, y: 14 }, svg).textContent = fmt(max);
-  el("text", { x: 2, y: mid + 4 }, svg).textContent = "0";
-  el("text", { x: 2, y: H - 4 }, svg).textContent = fmt(max);
+}
+
+// 1, 10, 100, 1k, 10k, ... for the log axis.
+function tick(p) {
+  const units = [[1e9, "G"], [1e6, "M"], [1e3, "k"]];
+  for (const [u, s] of units) if (p >= u) return `${p / u}${s}`;
+  return String(p);
 }
 
 function drawTable() {
@@ -93,8 +109,10 @@ function drawTable() {
   data.subspaces.forEach((r, i) => {
     const tr = document.createElement("tr");
     if (i === chosen) tr.className = "chosen";
-    for (const v of [r.subspace, r.phase, fmt(r.positions), fmt(r.wins), fmt(r.draws), fmt(r.losses),
-      r.longest_win ?? "-", r.longest_loss ?? "-"]) {
+    const cells = [r.subspace, r.phase, fmt(r.positions), fmt(r.wins), fmt(r.draws), fmt(r.losses)];
+    if (data.nmove) cells.push(fmt(r.cursed_wins || 0), fmt(r.blessed_losses || 0));
+    cells.push(r.longest_win ?? "-", r.longest_loss ?? "-");
+    for (const v of cells) {
       const td = document.createElement("td");
       td.textContent = v;
       tr.appendChild(td);
@@ -112,9 +130,13 @@ function choose(i) {
 function render() {
   const t = data.subspaces.reduce((a, r) => ({
     positions: a.positions + r.positions, wins: a.wins + r.wins, draws: a.draws + r.draws, losses: a.losses + r.losses,
-  }), { positions: 0, wins: 0, draws: 0, losses: 0 });
+    cursed: a.cursed + (r.cursed_wins || 0), blessed: a.blessed + (r.blessed_losses || 0),
+  }), { positions: 0, wins: 0, draws: 0, losses: 0, cursed: 0, blessed: 0 });
+  for (const th of document.querySelectorAll("#table th.nmove")) th.hidden = !data.nmove;
   $("summary").textContent = `${data.rules}: ${data.subspaces.length} tables, ${fmt(t.positions)} positions, ` +
-    `${fmt(t.wins)} wins, ${fmt(t.draws)} draws, ${fmt(t.losses)} losses. Click a subspace for its plies.`;
+    `${fmt(t.wins)} wins, ${fmt(t.draws)} draws` +
+    (data.nmove ? ` (among them ${fmt(t.cursed)} cursed wins and ${fmt(t.blessed)} blessed losses)` : "") +
+    `, ${fmt(t.losses)} losses. Click a subspace for its plies.`;
   drawWdl();
   drawPlies();
   drawTable();
@@ -127,6 +149,7 @@ async function load(rules) {
   history.replaceState(null, "", `/stats?${new URLSearchParams({ rules })}`);
   try {
     data = await api("stats", { rules });
+    data.nmove = (catalog.rule_sets.find((r) => r.rules === rules) || {}).nmove || null;
     chosen = null;
     render();
   } catch (e) {
@@ -135,8 +158,9 @@ async function load(rules) {
   document.body.dataset.state = "ready";
 }
 
+let catalog = null;
+
 async function init() {
-  let catalog;
   try {
     catalog = await api("rules", {});
   } catch (e) {
@@ -150,15 +174,29 @@ async function init() {
     o.value = o.textContent = r.rules;
     sel.appendChild(o);
   }
-  sel.addEventListener("change", () => load(sel.value));
-  const wanted = new URLSearchParams(location.search).get("rules") || (catalog.rule_sets[0] || {}).rules;
-  if (!wanted) {
+  sel.addEventListener("change", () => { if (sel.value) load(sel.value); });
+  const asked = new URLSearchParams(location.search).get("rules");
+  const first = (catalog.rule_sets[0] || {}).rules;
+  if (!first) {
     $("error").textContent = "no tables found: build some with `millbase build`";
     document.body.dataset.state = "ready";
     return;
   }
-  sel.value = wanted;
-  await load(wanted);
+  if (asked && !catalog.rule_sets.some((r) => r.rules === asked)) {
+    // Only whole phases are listed: tables of a game not built whole (or
+    // not at all) would give numbers that mean nothing.
+    const o = document.createElement("option");
+    o.value = "";
+    o.textContent = "choose a rule set";
+    sel.prepend(o);
+    sel.value = "";
+    $("error").textContent = `no tables of rule set ${asked} are built here: ` +
+      `choose one of the ${catalog.rule_sets.length} rule sets built`;
+    document.body.dataset.state = "ready";
+    return;
+  }
+  sel.value = asked || first;
+  await load(sel.value);
 }
 
 init();
