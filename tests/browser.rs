@@ -1,23 +1,42 @@
 //! The web board in a real headless Chromium, driven over WebDriver
-//! (Debian's `chromium` and `chromium-driver`, which `.ci/run` installs):
-//! load the page, play moves by clicking points, check every value shown
-//! against the API, enter positions in each form, follow a shared link,
-//! and save screenshots under `target/screenshots/`.
+//! (Debian's `chromium` and `chromium-driver`, which `.ci/run` installs).
+//! One server over one table folder serves every test; each test opens its
+//! own browser session. Screenshots go to `target/screenshots/`.
 
 mod common;
 #[path = "common/http.rs"]
 mod http;
 
 use fantoccini::{Client, ClientBuilder, Locator};
-use http::{enc, get};
+use http::{enc, get, request};
 use millbase::serve::{ServeOptions, spawn};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 const GAME: &str = "standard,stones=5";
+const SMALL: &str = "standard,stones=4";
+const NMOVE: &str = "standard,stones=4,nmove=10";
+/// The rule sets the server has, built whole.
+const BUILT: &[&str] = &[
+    GAME,
+    SMALL,
+    NMOVE,
+    "three",
+    "six",
+    "lasker,stones=3",
+    "twelve,stones=4",
+];
+
+/// White to move on `standard,stones=4`: g4-g7 closes the mill a7 d7 g7;
+/// a7 has one legal target (a4).
+const MILL_SLIDE: &str = "WW.W..../B...B.../....WB.B w 0 0";
+/// The same with Black on 3 stones: the mill leaves Black with 2.
+const LAST_MILL: &str = "WW.W..../B...B.../....WB.. w 0 0";
 
 struct Driver(Child);
 
@@ -77,31 +96,59 @@ fn start_driver(exe: &Path) -> (Driver, u16) {
     (Driver(child), port)
 }
 
+/// The server every test talks to, over a folder with [`BUILT`] built.
+fn server() -> (SocketAddr, &'static Path) {
+    static SERVER: OnceLock<(SocketAddr, PathBuf)> = OnceLock::new();
+    let (addr, db) = SERVER.get_or_init(|| {
+        let db = common::TempDir::new("browser").leak();
+        for rules in BUILT {
+            common::build_tables(&db, &rules.parse().unwrap(), &[]);
+        }
+        let server = spawn(ServeOptions::new(&db), "127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = server.addr;
+        // Serves until the process ends.
+        std::mem::forget(server);
+        (addr, db)
+    });
+    (*addr, db)
+}
+
+/// A browser session on the test server's pages.
+struct Page {
+    c: Client,
+    addr: SocketAddr,
+    _driver: Driver,
+}
+
+async fn page(width: u32, height: u32) -> Option<Page> {
+    let (chromium, chromedriver) = browser_programs()?;
+    let (addr, _) = server();
+    let (driver, port) = start_driver(&chromedriver);
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": chromium,
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--disable-dev-shm-usage", format!("--window-size={width},{height}")]
+        }),
+    );
+    let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{port}"))
+        .await
+        .expect("a WebDriver session");
+    Some(Page {
+        c,
+        addr,
+        _driver: driver,
+    })
+}
+
 fn screenshots() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-async fn shot(c: &Client, name: &str) {
-    let png = c.screenshot().await.unwrap();
-    std::fs::write(screenshots().join(name), png).unwrap();
-}
-
-/// Waits until the page has answered (no request in flight).
-async fn ready(c: &Client) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let s = c
-            .execute("return document.body.dataset.state", vec![])
-            .await
-            .unwrap();
-        if s == "ready" {
-            return;
-        }
-        assert!(Instant::now() < deadline, "page never got ready");
-        tokio::time::sleep(Duration::from_millis(30)).await;
-    }
 }
 
 fn api(addr: SocketAddr, rules: &str, position: &str) -> Value {
@@ -117,367 +164,1003 @@ fn api(addr: SocketAddr, rules: &str, position: &str) -> Value {
     r.json()
 }
 
-/// What the page shows: the value and plies of the position, the URL's
-/// position, and each listed move with its value.
-async fn shown(c: &Client) -> (String, String, String, Vec<(String, String, String)>) {
-    let v = c
-        .execute(
-            "const v = document.getElementById('value');
-             const p = new URLSearchParams(location.search).get('position');
-             const moves = [...document.querySelectorAll('#moves li')]
-                 .map(li => [li.dataset.move, li.dataset.value, li.dataset.plies]);
-             return [v.dataset.value || '', v.dataset.plies || '', p, moves];",
-            vec![],
-        )
-        .await
-        .unwrap();
-    let s = |x: &Value| x.as_str().unwrap_or("").to_string();
-    let moves = v[3]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (s(&m[0]), s(&m[1]), s(&m[2])))
-        .collect();
-    (s(&v[0]), s(&v[1]), s(&v[2]), moves)
+/// A point's number on the board of `rules`, by its coordinate.
+fn point(rules: &str, coord: &str) -> u64 {
+    let rules: millbase::Rules = rules.parse().unwrap();
+    rules
+        .board()
+        .point_by_coord(coord)
+        .unwrap_or_else(|| panic!("{coord}"))
+        .number() as u64
 }
 
-/// Checks that the page shows exactly what the API says of `position`.
-async fn agrees(c: &Client, addr: SocketAddr, rules: &str, position: &str) -> Value {
-    let a = api(addr, rules, position);
-    let (value, plies, _, moves) = shown(c).await;
-    assert_eq!(value, a["value"], "{position}");
-    assert_eq!(
-        plies,
-        a["plies"]
-            .as_u64()
-            .map(|p| p.to_string())
-            .unwrap_or_default(),
-        "{position}"
-    );
-    let want: Vec<(String, String, String)> = a["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["move"].as_str().unwrap().to_string(),
-                m["value"].as_str().unwrap().to_string(),
-                m["plies"]
-                    .as_u64()
-                    .map(|p| p.to_string())
-                    .unwrap_or_default(),
+impl Page {
+    async fn shot(&self, name: &str) {
+        let png = self.c.screenshot().await.unwrap();
+        std::fs::write(screenshots().join(name), png).unwrap();
+    }
+
+    async fn js(&self, code: &str) -> Value {
+        self.c.execute(code, vec![]).await.unwrap()
+    }
+
+    async fn text_of(&self, id: &str) -> String {
+        let v = self
+            .js(&format!(
+                "return document.getElementById('{id}').textContent"
+            ))
+            .await;
+        v.as_str().unwrap_or("").to_string()
+    }
+
+    /// Waits until the page has answered (no request or reply in flight).
+    async fn ready(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let s = self.js("return document.body.dataset.state").await;
+            if s == "ready" {
+                return;
+            }
+            assert!(Instant::now() < deadline, "page never got ready");
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+    }
+
+    async fn open(&self, path: &str) {
+        self.c
+            .goto(&format!("http://{}{path}", self.addr))
+            .await
+            .unwrap();
+        self.ready().await;
+    }
+
+    async fn board(&self, rules: &str, position: &str, moves: &str) {
+        self.open(&format!(
+            "/?rules={}&position={}&moves={}",
+            enc(rules),
+            enc(position),
+            enc(moves)
+        ))
+        .await;
+    }
+
+    async fn click_point(&self, p: u64) {
+        self.c
+            .find(Locator::Css(&format!("circle.hit[data-point='{p}']")))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        self.ready().await;
+    }
+
+    async fn click(&self, css: &str) {
+        self.c
+            .find(Locator::Css(css))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        self.ready().await;
+    }
+
+    /// Chooses `value` in the menu `id` as a user would (the change event).
+    async fn choose(&self, id: &str, value: &str) {
+        self.c
+            .execute(
+                "const s = document.getElementById(arguments[0]);
+                 s.value = arguments[1];
+                 s.dispatchEvent(new Event('change'));",
+                vec![json!(id), json!(value)],
             )
-        })
-        .collect();
-    assert_eq!(moves, want, "{position}");
-    a
+            .await
+            .unwrap();
+        self.ready().await;
+    }
+
+    async fn enter(&self, position: &str) {
+        let input = self.c.find(Locator::Id("position")).await.unwrap();
+        input.clear().await.unwrap();
+        input.send_keys(position).await.unwrap();
+        self.click("#go").await;
+    }
+
+    /// The URL's parameters.
+    async fn url(&self) -> HashMap<String, String> {
+        let v = self
+            .js("return [...new URLSearchParams(location.search)]")
+            .await;
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|kv| {
+                (
+                    kv[0].as_str().unwrap().to_string(),
+                    kv[1].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    }
+
+    /// The stone on each point: `W`, `B` or `.`.
+    async fn stones(&self) -> String {
+        let v = self
+            .js("const n = document.querySelectorAll('circle.hit').length;
+                 const cells = Array(n).fill('.');
+                 for (const s of document.querySelectorAll('circle.stone'))
+                     cells[Number(s.dataset.at)] = s.dataset.stone;
+                 return cells.join('');")
+            .await;
+        v.as_str().unwrap().to_string()
+    }
+
+    /// The value and moves shown, as `(value, plies, [(move, value, plies)])`.
+    async fn shown(&self) -> (String, String, Vec<(String, String, String)>) {
+        let v = self
+            .js("const v = document.getElementById('value');
+                 const moves = [...document.querySelectorAll('#moves li')]
+                     .map(li => [li.dataset.move, li.dataset.value, li.dataset.plies]);
+                 return [v.dataset.value || '', v.dataset.plies || '', moves];")
+            .await;
+        let s = |x: &Value| x.as_str().unwrap_or("").to_string();
+        let moves = v[2]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (s(&m[0]), s(&m[1]), s(&m[2])))
+            .collect();
+        (s(&v[0]), s(&v[1]), moves)
+    }
+
+    /// Checks that the page shows what the API says of `position`, moves
+    /// grouped by value in the API's order within each group.
+    async fn agrees(&self, rules: &str, position: &str) -> Value {
+        let a = api(self.addr, rules, position);
+        let (value, plies, moves) = self.shown().await;
+        assert_eq!(value, a["value"], "{position}");
+        let p = |x: &Value| x.as_u64().map(|p| p.to_string()).unwrap_or_default();
+        assert_eq!(plies, p(&a["plies"]), "{position}");
+        let mut want: Vec<(String, String, String)> = a["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["move"].as_str().unwrap().to_string(),
+                    m["value"].as_str().unwrap().to_string(),
+                    p(&m["plies"]),
+                )
+            })
+            .collect();
+        let rank = |v: &str| ["win", "draw", "loss"].iter().position(|x| *x == v);
+        want.sort_by_key(|m| rank(&m.1));
+        assert_eq!(moves, want, "{position}");
+        a
+    }
+
+    /// The game record's plies as shown.
+    async fn record(&self) -> Vec<String> {
+        let v = self
+            .js("return [...document.querySelectorAll('#record td.ply')].map(td => td.textContent)")
+            .await;
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// The board string of the position shown.
+    async fn position(&self) -> String {
+        let v = self
+            .js("const a = state.entries[state.at].answer; return a ? a.position : ''")
+            .await;
+        v.as_str().unwrap().to_string()
+    }
+
+    async fn close(self) {
+        self.c.close().await.unwrap();
+    }
 }
 
-async fn click_point(c: &Client, p: u64) {
-    c.find(Locator::Css(&format!("circle.hit[data-point='{p}']")))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    ready(c).await;
-}
-
-async fn click_id(c: &Client, id: &str) {
-    c.find(Locator::Id(id))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-}
-
-async fn url_position(c: &Client) -> String {
-    shown(c).await.2
-}
-
-async fn enter(c: &Client, position: &str) {
-    let input = c.find(Locator::Id("position")).await.unwrap();
-    input.clear().await.unwrap();
-    input.send_keys(position).await.unwrap();
-    click_id(c, "go").await;
-    ready(c).await;
+/// Plays `moves` (coordinates, removals joined) by clicking their points.
+async fn click_moves(p: &Page, rules: &str, moves: &str) {
+    for m in moves.split_whitespace() {
+        let (mv, removes) = m.split_once('x').map_or((m, ""), |(a, b)| (a, b));
+        for c in mv.split('-') {
+            p.click_point(point(rules, c)).await;
+        }
+        for r in removes.split('x').filter(|r| !r.is_empty()) {
+            p.click_point(point(rules, r)).await;
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_web_board_in_a_real_browser() {
-    let Some((chromium, chromedriver)) = browser_programs() else {
+async fn placing_and_sliding_by_clicking_agree_with_the_api() {
+    let Some(p) = page(1280, 900).await else {
         return;
     };
-    let dir = common::TempDir::new("browser");
-    for rules in [GAME, "three", "lasker,stones=3"] {
-        common::run_ok(&["build", "--rules", rules, "--db", dir.to_str().unwrap()]);
-    }
-    let server = spawn(ServeOptions::new(&dir), "127.0.0.1:0".parse().unwrap()).unwrap();
-    let addr = server.addr;
-    let base = format!("http://{addr}");
-    let (_driver, port) = start_driver(&chromedriver);
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        json!({
-            "binary": chromium,
-            "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                     "--disable-dev-shm-usage", "--window-size=1200,1000"]
-        }),
-    );
-    let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{port}"))
-        .await
-        .expect("a WebDriver session");
-
-    // The start of the 5-stone game: value and every first move as the API
-    // gives them, one mark per empty point.
-    c.goto(&format!("{base}/?rules={}&position=start", enc(GAME)))
-        .await
-        .unwrap();
-    ready(&c).await;
-    agrees(&c, addr, GAME, "start").await;
-    let marks = c
-        .find_all(Locator::Css("circle.hit[data-kind='to']"))
-        .await
-        .unwrap();
+    // Every first move of the 5-stone game, one mark per empty point.
+    p.board(GAME, "start", "").await;
+    p.agrees(GAME, "start").await;
+    let marks =
+        p.c.find_all(Locator::Css("circle.hit[data-kind='to']"))
+            .await
+            .unwrap();
     assert_eq!(marks.len(), 24);
-
-    // Play a7 b6 d7 d6 by clicking, then g7, which closes a mill: the
-    // removal is a click on the stone to take (b6).
-    let mut played = Vec::new();
-    for (p, name) in [(0, "a7"), (8, "b6"), (1, "d7"), (9, "d6")] {
-        click_point(&c, p).await;
-        played.push(name);
-        let a = agrees(&c, addr, GAME, &played.join(" ")).await;
-        assert_eq!(url_position(&c).await, a["position"]);
+    let mut played: Vec<&str> = Vec::new();
+    for m in ["a7", "b6", "d7", "d6"] {
+        click_moves(&p, GAME, m).await;
+        played.push(m);
+        p.agrees(GAME, &played.join(" ")).await;
+        assert_eq!(p.url().await["moves"], played.join(" "));
     }
-    shot(&c, "board-placing.png").await;
-    click_point(&c, 2).await;
-    // Both black stones may be taken: the page asks which.
-    let removable = c
-        .find_all(Locator::Css("circle.hit[data-kind='remove']"))
-        .await
-        .unwrap();
+    p.shot("board-placing.png").await;
+    // g7 closes a mill: two black stones may be taken, the page asks which.
+    p.click_point(point(GAME, "g7")).await;
+    let removable =
+        p.c.find_all(Locator::Css("circle.hit[data-kind='remove']"))
+            .await
+            .unwrap();
     assert_eq!(removable.len(), 2);
-    shot(&c, "board-removal.png").await;
-    click_point(&c, 8).await;
+    p.shot("board-removal.png").await;
+    p.click_point(point(GAME, "b6")).await;
     played.push("g7xb6");
-    let after_mill = agrees(&c, addr, GAME, &played.join(" ")).await;
-    assert_eq!(
-        after_mill["position"],
-        api(addr, GAME, "a7 b6 d7 d6 g7xb6")["position"]
-    );
+    p.agrees(GAME, &played.join(" ")).await;
 
     // Back and forward: the arrow keys and the buttons.
-    let body = c.find(Locator::Css("body")).await.unwrap();
+    let body = p.c.find(Locator::Css("body")).await.unwrap();
     body.send_keys("\u{E012}").await.unwrap(); // ArrowLeft
-    ready(&c).await;
-    agrees(&c, addr, GAME, "a7 b6 d7 d6").await;
-    click_id(&c, "back").await;
-    ready(&c).await;
-    agrees(&c, addr, GAME, "a7 b6 d7").await;
-    click_id(&c, "forward").await;
-    ready(&c).await;
+    p.ready().await;
+    p.agrees(GAME, "a7 b6 d7 d6").await;
+    p.click("#back").await;
+    p.agrees(GAME, "a7 b6 d7").await;
+    p.click("#forward").await;
     body.send_keys("\u{E014}").await.unwrap(); // ArrowRight
-    ready(&c).await;
-    agrees(&c, addr, GAME, "a7 b6 d7 d6 g7xb6").await;
-
-    // A shared link shows the same position and values.
-    let link = c.current_url().await.unwrap().to_string();
-    c.goto(&link).await.unwrap();
-    ready(&c).await;
-    agrees(&c, addr, GAME, "a7 b6 d7 d6 g7xb6").await;
+    p.ready().await;
+    p.agrees(GAME, "a7 b6 d7 d6 g7xb6").await;
 
     // Every position form in the entry field.
     let board = "WW.....W/.BBB.B../B....... b 0 0";
     for form in [
         board,
         "a7 b6 d7 d6",
+        "1. a7 b6 2. d7 d6",
         "-0 -8 -1 -9 -2x8",
         "O*O****@/*@@@*@**/@******* b p r 0 5 0 5 0 0 -1 -1 -1 -1 0 0 1",
     ] {
-        enter(&c, form).await;
-        let err = c
-            .find(Locator::Id("error"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        let api_status = get(
-            addr,
+        p.enter(form).await;
+        let err = p.text_of("error").await;
+        let status = get(
+            p.addr,
             &format!("/api/v1/query?rules={}&position={}", enc(GAME), enc(form)),
         )
         .status;
-        if api_status == 200 {
+        if status == 200 {
             assert_eq!(err, "", "{form}");
-            agrees(&c, addr, GAME, form).await;
+            p.agrees(GAME, form).await;
         } else {
             assert!(!err.is_empty(), "{form}: the page shows the API's error");
         }
     }
 
-    // The moving phase: a slide is a click on the stone, then on its
-    // target (and on the stone to remove after a mill).
-    enter(&c, board).await;
-    let a = agrees(&c, addr, GAME, board).await;
+    // The moving phase: a slide is a click on the stone, then its target.
+    p.board(GAME, board, "").await;
+    let a = p.agrees(GAME, board).await;
     let slide = a["moves"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|m| !m["from"].is_null())
+        .find(|m| !m["from"].is_null() && m["removes"].as_array().unwrap().is_empty())
         .unwrap()
         .clone();
-    click_point(&c, slide["from"].as_u64().unwrap()).await;
-    let targets = c
-        .find_all(Locator::Css("circle.hit[data-kind='to']"))
-        .await
-        .unwrap();
-    assert!(!targets.is_empty());
-    shot(&c, "board-moving.png").await;
-    click_point(&c, slide["to"].as_u64().unwrap()).await;
-    for r in slide["removes"].as_array().unwrap() {
-        if url_position(&c).await == slide["after"] {
-            break;
-        }
-        click_point(&c, r.as_u64().unwrap()).await;
-    }
-    assert_eq!(url_position(&c).await, slide["after"]);
-    agrees(&c, addr, GAME, slide["after"].as_str().unwrap()).await;
+    p.click_point(slide["from"].as_u64().unwrap()).await;
+    p.shot("board-moving.png").await;
+    p.click_point(slide["to"].as_u64().unwrap()).await;
+    p.agrees(GAME, slide["after"].as_str().unwrap()).await;
 
-    // The best line from a position, as the API gives it.
-    let from = "a7 b6 d7 d6";
-    enter(&c, from).await;
-    let from_board = url_position(&c).await;
-    click_id(&c, "best").await;
-    ready(&c).await;
+    // Three men's morris: 9 points; Lasker: with a stone in hand, a slide.
+    p.board("three", "start", "").await;
+    p.agrees("three", "start").await;
+    assert_eq!(
+        p.c.find_all(Locator::Css("circle.hit"))
+            .await
+            .unwrap()
+            .len(),
+        9
+    );
+    let lasker = "lasker,stones=3";
+    let pos = "WW....B./......../........ w 1 2";
+    p.board(lasker, pos, "").await;
+    p.agrees(lasker, pos).await;
+    click_moves(&p, lasker, "a7-a4").await;
+    p.agrees(lasker, ".W....BW/......../........ b 1 2").await;
+    p.shot("lasker-slide.png").await;
+    p.close().await;
+}
+
+/// Defect 1: the move that closes a mill is drawn while the player picks
+/// the stone to remove, with the mill highlighted and said in words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mill_is_drawn_while_its_removal_is_picked() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    p.board("six", "start", "d2 e5 b4 c2 d4 c4").await;
+    let d3 = point("six", "d3");
+    p.click_point(d3).await;
+    assert_eq!(p.stones().await.as_bytes()[d3 as usize], b'W');
+    let mills = p
+        .js("return [...document.querySelectorAll('line.mill')].map(l => l.dataset.mill)")
+        .await;
+    assert_eq!(mills.as_array().unwrap().len(), 1, "{mills}");
+    assert!(mills[0].as_str().unwrap().contains(&d3.to_string()));
+    assert_eq!(
+        p.text_of("status").await,
+        "White closed a mill: take a Black stone"
+    );
+    p.shot("mill-placed.png").await;
+
+    // A slide: the stone leaves its point and stands on the new one.
+    p.board(SMALL, MILL_SLIDE, "").await;
+    let (g4, g7) = (point(SMALL, "g4"), point(SMALL, "g7"));
+    p.click_point(g4).await;
+    p.click_point(g7).await;
+    let cells = p.stones().await;
+    assert_eq!(
+        (cells.as_bytes()[g4 as usize], cells.as_bytes()[g7 as usize]),
+        (b'.', b'W'),
+        "{cells}"
+    );
+    assert_eq!(
+        p.text_of("status").await,
+        "White closed a mill: take a Black stone"
+    );
+    p.shot("mill-slid.png").await;
+    // The removal completes the move.
+    p.click_point(point(SMALL, "b6")).await;
+    assert_eq!(p.record().await, ["g4-g7xb6"]);
+    p.close().await;
+}
+
+/// Defect 2: the best line belongs to the position it was asked for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_best_line_never_goes_stale() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    p.board(GAME, "start", "a7 b6 d7 d6").await;
+    let from = p.position().await;
+    p.click("#best").await;
     let line = get(
-        addr,
+        p.addr,
         &format!(
             "/api/v1/line?rules={}&position={}&max=60",
             enc(GAME),
-            enc(&from_board)
+            enc(&from)
         ),
     )
     .json();
-    let shown_line = c.find_all(Locator::Css("#line li")).await.unwrap();
-    assert_eq!(shown_line.len(), line.as_array().unwrap().len() - 1);
-    assert!(!shown_line.is_empty());
-    shot(&c, "board-best-line.png").await;
-    // Clicking the line's third ply plays the line up to it.
-    shown_line[2].click().await.unwrap();
-    ready(&c).await;
-    assert_eq!(url_position(&c).await, line[3]["position"]);
-
-    // Point numbers instead of coordinates, and the board turned round.
-    c.find(Locator::Css("#labels option[value='numbers']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    click_id(&c, "flip").await;
-    let labels = c
-        .execute(
-            "return [...document.querySelectorAll('#board text.label')].map(t => t.textContent)",
-            vec![],
-        )
-        .await
-        .unwrap();
-    assert_eq!(labels[0], "0");
-    assert_eq!(labels[23], "23");
-    shot(&c, "board-flipped-numbers.png").await;
-
-    // Three men's morris: a board of 9 points, White wins in 9.
-    c.goto(&format!("{base}/?rules=three")).await.unwrap();
-    ready(&c).await;
-    agrees(&c, addr, "three", "start").await;
-    let points = c.find_all(Locator::Css("circle.hit")).await.unwrap();
-    assert_eq!(points.len(), 9);
-    click_point(&c, 8).await;
-    agrees(&c, addr, "three", "b2").await;
-    shot(&c, "three.png").await;
-
-    // Lasker morris: with a stone in hand, White may still slide a stone
-    // (its point, then the target) instead of placing.
-    let lasker = "lasker,stones=3";
-    let pos = "WW....B./......../........ w 1 2";
-    c.goto(&format!(
-        "{base}/?rules={}&position={}",
-        enc(lasker),
-        enc(pos)
-    ))
-    .await
-    .unwrap();
-    ready(&c).await;
-    let a = agrees(&c, addr, lasker, pos).await;
-    let kinds: Vec<bool> = a["moves"]
+    let shown = p.c.find_all(Locator::Css("#line li")).await.unwrap();
+    assert_eq!(shown.len(), line.as_array().unwrap().len() - 1);
+    p.shot("board-best-line.png").await;
+    // Clicking the third ply plays the line up to it, in the record too.
+    shown[2].click().await.unwrap();
+    p.ready().await;
+    assert_eq!(p.position().await, line[3]["position"]);
+    assert_eq!(p.record().await.len(), 4 + 3);
+    // Another move on the board: the old line is gone.
+    p.click("#best").await;
+    assert!(
+        !p.c.find_all(Locator::Css("#line li"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let a = api(p.addr, GAME, &p.position().await);
+    let other = a["moves"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| m["from"].is_null())
-        .collect();
-    assert!(kinds.contains(&true) && kinds.contains(&false), "{a}");
-    click_point(&c, 0).await;
-    click_point(&c, 7).await;
-    agrees(&c, addr, lasker, ".W....BW/......../........ b 1 2").await;
-    shot(&c, "lasker-slide.png").await;
-
-    // A phone-sized screen.
-    c.set_window_size(390, 844).await.unwrap();
-    c.goto(&format!(
-        "{base}/?rules={}&position={}",
-        enc(GAME),
-        enc("a7 b6 d7 d6")
-    ))
-    .await
-    .unwrap();
-    ready(&c).await;
-    agrees(&c, addr, GAME, "a7 b6 d7 d6").await;
-    let width = c
-        .execute(
-            "return [document.documentElement.scrollWidth, window.innerWidth, \
-             document.getElementById('board').getBoundingClientRect().width]",
-            vec![],
-        )
-        .await
+        .rev()
+        .find(|m| m["removes"].as_array().unwrap().is_empty())
+        .unwrap()["to"]
+        .as_u64()
         .unwrap();
+    p.click_point(other).await;
+    assert_eq!(p.record().await.len(), 8);
     assert!(
-        width[0].as_f64().unwrap() <= width[1].as_f64().unwrap() + 1.0,
-        "no sideways scrolling on a phone: {width}"
+        p.c.find_all(Locator::Css("#line li"))
+            .await
+            .unwrap()
+            .is_empty()
     );
-    assert!(width[2].as_f64().unwrap() > 300.0, "{width}");
-    shot(&c, "phone.png").await;
+    p.close().await;
+}
 
-    // The statistics page: a bar per table, the table's rows.
-    c.set_window_size(1200, 1000).await.unwrap();
-    c.goto(&format!("{base}/stats?rules={}", enc(GAME)))
-        .await
-        .unwrap();
-    ready(&c).await;
-    let stats = get(addr, &format!("/api/v1/stats?rules={}", enc(GAME))).json();
-    let n = stats["subspaces"].as_array().unwrap().len();
-    let rows = c.find_all(Locator::Css("#table tbody tr")).await.unwrap();
-    assert_eq!(rows.len(), n);
-    let bars = c.find_all(Locator::Css("#wdl g")).await.unwrap();
-    assert_eq!(bars.len(), n);
-    rows[0].click().await.unwrap();
-    let title = c
-        .find(Locator::Id("plies-title"))
-        .await
+/// Defect 3: a rule-set switch succeeds whole or changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rule_switch_succeeds_whole_or_changes_nothing() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    // Six men's to a moving-phase set of the 24-point board: its board and
+    // a position of that board.
+    p.board("six", "d2 e5 b4", "").await;
+    p.choose("rules", "standard,stones=3").await;
+    assert_eq!(p.text_of("error").await, "");
+    assert_eq!(p.url().await["rules"], "standard,stones=3");
+    assert_eq!(p.stones().await.len(), 24);
+    assert_eq!(p.stones().await.matches('W').count(), 3);
+    // A set whose tables are missing: an error, and the game stays.
+    p.board(GAME, "start", "a7 d7").await;
+    p.js("const o = document.createElement('option');
+          o.value = 'standard,stones=7'; document.getElementById('rules').appendChild(o);")
+        .await;
+    p.choose("rules", "standard,stones=7").await;
+    let err = p.text_of("error").await;
+    assert!(
+        err.contains("standard,stones=7") && err.contains("Still showing"),
+        "{err}"
+    );
+    let url = p.url().await;
+    assert_eq!(
+        (url["rules"].as_str(), url["moves"].as_str()),
+        (GAME, "a7 d7")
+    );
+    assert_eq!(p.record().await, ["a7", "d7"]);
+    let menu = p.js("return document.getElementById('rules').value").await;
+    assert_eq!(menu, GAME);
+    // Arrow keys on the focused menu: each step a whole switch.
+    let menu = p.c.find(Locator::Id("rules")).await.unwrap();
+    menu.send_keys("\u{E015}").await.unwrap(); // ArrowDown
+    p.ready().await;
+    let now = p
+        .js("return [document.getElementById('rules').value, state.rules, state.board.points]")
+        .await;
+    assert_eq!(now[0], now[1], "{now}");
+    assert_eq!(p.url().await["rules"], now[0].as_str().unwrap());
+    assert_eq!(p.stones().await.len() as u64, now[2].as_u64().unwrap());
+    p.close().await;
+}
+
+/// Defect 4: moving-phase-only sets open at a position of their tables;
+/// the menu opens on the standard game; no server path is ever shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moving_phase_sets_open_and_no_path_is_shown() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    p.open("/").await;
+    let first = p
+        .js("return document.getElementById('rules').options[0].value")
+        .await;
+    assert_eq!(first, GAME, "the standard game (most stones) first");
+    assert_eq!(p.url().await["rules"], GAME);
+    let moving = p
+        .js("return [...document.querySelectorAll('#rules optgroup option')].map(o => o.value)")
+        .await;
+    let moving: Vec<String> = moving
+        .as_array()
         .unwrap()
-        .text()
-        .await
-        .unwrap();
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
     assert!(
-        title.contains(stats["subspaces"][0]["subspace"].as_str().unwrap()),
-        "{title}"
+        moving.contains(&"twelve,stones=3".to_string()),
+        "{moving:?}"
     );
-    shot(&c, "stats.png").await;
+    for rules in [
+        "twelve,stones=3",
+        "standard,stones=4/3",
+        "lasker,stones=3/4",
+    ] {
+        if !moving.contains(&rules.to_string()) {
+            continue;
+        }
+        p.choose("rules", rules).await;
+        assert_eq!(p.text_of("error").await, "", "{rules}");
+        let pos = p.position().await;
+        assert!(pos.contains('W') && pos.contains('B'), "{rules}: {pos}");
+        p.agrees(rules, &pos).await;
+    }
+    p.shot("moving-phase-set.png").await;
+    // Fewer stones from the random-position form.
+    p.choose("rules", "twelve,stones=3").await;
+    p.js("document.getElementById('white-stones').value = 3; document.getElementById('black-stones').value = 3;").await;
+    p.click("#random").await;
+    assert_eq!(p.stones().await.matches('W').count(), 3);
+    // Errors over HTTP never name the server's folder.
+    let (_, db) = server();
+    let r = get(p.addr, "/api/v1/query?rules=standard&position=start");
+    assert_eq!(r.status, 404);
+    assert!(
+        !r.text().contains(&db.display().to_string()),
+        "{}",
+        r.text()
+    );
+    assert!(r.text().contains("not built"), "{}", r.text());
+    p.close().await;
+}
 
-    c.close().await.unwrap();
-    server.stop().unwrap();
+/// Defect 5: the game over reasons, with the winning mill highlighted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn game_over_says_why() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    p.board(SMALL, LAST_MILL, "").await;
+    click_moves(&p, SMALL, "g4-g7xb6").await;
+    let status = p.text_of("status").await;
+    assert!(status.contains("Black is down to two stones"), "{status}");
+    assert!(!status.contains("no legal move"), "{status}");
+    let mills = p
+        .js("return [...document.querySelectorAll('line.mill')].map(l => l.dataset.mill)")
+        .await;
+    assert_eq!(mills, json!(["0,1,2"]));
+    p.shot("game-over-stones.png").await;
+    // Three men's morris: a line wins at once.
+    p.board("three", "WWW.B.B./B b 0 0", "").await;
+    let status = p.text_of("status").await;
+    assert!(status.contains("White completed a line"), "{status}");
+    assert_eq!(
+        p.js("return document.querySelectorAll('line.mill').length")
+            .await,
+        1
+    );
+    // A blocked side.
+    let blocked = "WBW.W.../B.BB..../........ b 0 0";
+    if api(p.addr, SMALL, blocked)["over"] == "blocked" {
+        p.board(SMALL, blocked, "").await;
+        assert!(p.text_of("status").await.contains("Black cannot move"));
+    }
+    p.close().await;
+}
+
+/// Defect 6: a game drawn by the N-move rule reopens from its link.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_n_move_draw_reopens() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    let at9 = format!("{MILL_SLIDE} 9");
+    p.board(NMOVE, &at9, "").await;
+    // A quiet move brings the counter to N = 10: drawn.
+    click_moves(&p, NMOVE, "e3-e4").await;
+    let status = p.text_of("status").await;
+    assert!(status.contains("drawn by the N-move rule"), "{status}");
+    assert_eq!(
+        p.js("return document.getElementById('value').dataset.value")
+            .await,
+        "draw"
+    );
+    let url = p.js("return location.href").await;
+    p.c.goto(url.as_str().unwrap()).await.unwrap();
+    p.ready().await;
+    assert_eq!(p.text_of("error").await, "");
+    assert_eq!(p.text_of("status").await, status);
+    assert_eq!(p.record().await, ["e3-e4"]);
+    // Black is to move there: the board and side are the real ones.
+    assert!(
+        p.position().await.ends_with("b 0 0"),
+        "{}",
+        p.position().await
+    );
+    assert_eq!(p.stones().await.matches('W').count(), 4);
+    p.close().await;
+}
+
+/// Defect 7: the game record: moves in the URL, rebuilt from a link, by
+/// move number with White and Black columns, removals, mistakes, a copy
+/// link, and a position field that follows the game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_game_record_lives_in_the_url() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    p.open(&format!(
+        "/?rules={}&position={}",
+        enc(GAME),
+        enc("a7 b6 d7 d6 g7xb6")
+    ))
+    .await;
+    assert_eq!(p.record().await, ["a7", "b6", "d7", "d6", "g7xb6"]);
+    let enabled = p
+        .js("return !document.getElementById('back').disabled")
+        .await;
+    assert_eq!(enabled, true);
+    let rows = p
+        .js("return [...document.querySelectorAll('#record tbody tr')].map(tr => tr.children.length)")
+        .await;
+    assert_eq!(rows, json!([3, 3, 2]), "number, White, Black per row");
+    // The URL holds the start and the moves.
+    let url = p.url().await;
+    assert_eq!(
+        (url["position"].as_str(), url["moves"].as_str()),
+        ("start", "a7 b6 d7 d6 g7xb6")
+    );
+    // A link to a ply inside the game keeps the rest of it.
+    p.click("#record td.ply[data-ply='2']").await;
+    assert_eq!(p.url().await["ply"], "2");
+    let link = p.js("return location.href").await;
+    p.c.goto(link.as_str().unwrap()).await.unwrap();
+    p.ready().await;
+    assert_eq!(p.record().await.len(), 5);
+    assert_eq!(p.position().await, api(p.addr, GAME, "a7 b6")["position"]);
+    // A mistake is marked: three men's a3 gives White's win away.
+    p.board("three", "start", "").await;
+    p.click_point(point("three", "a3")).await;
+    let mark = p
+        .js("return document.querySelector('#record td.ply').dataset.mistake")
+        .await;
+    assert_eq!(mark, "win-draw");
+    p.click_point(point("three", "b2")).await;
+    let marks = p
+        .js("return [...document.querySelectorAll('#record td.mistake')].length")
+        .await;
+    assert_eq!(marks, 1, "b2 keeps Black's draw");
+    // The field shows the game; submitting it unchanged keeps the game.
+    p.board(GAME, "start", "a7 b6 d7").await;
+    let field = p
+        .js("return document.getElementById('position').value")
+        .await;
+    assert_eq!(field, "a7 b6 d7");
+    p.click("#go").await;
+    assert_eq!(p.record().await, ["a7", "b6", "d7"]);
+    // A new position warns that it starts a new game.
+    p.enter("1. a7 b6 2. d7 d6").await;
+    assert_eq!(p.record().await, ["a7", "b6", "d7", "d6"]);
+    assert!(p.text_of("hint").await.contains("new game"));
+    p.click("#copy-link").await;
+    let copied = p.text_of("copied").await;
+    assert!(!copied.is_empty());
+    p.shot("game-record.png").await;
+    p.close().await;
+}
+
+/// Defect 8: a first click only picks a stone up; another own stone
+/// takes its place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_click_picks_a_stone_up_first() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    p.board(SMALL, MILL_SLIDE, "").await;
+    let (a7, d7) = (point(SMALL, "a7"), point(SMALL, "d7"));
+    // a7 has one target (a4): it is picked up, not moved.
+    p.click_point(a7).await;
+    assert!(p.record().await.is_empty());
+    let selected = p.js("return [...document.querySelectorAll('circle.stone.selected')].map(s => Number(s.dataset.at))").await;
+    assert_eq!(selected, json!([a7]));
+    p.click_point(d7).await;
+    let selected = p.js("return [...document.querySelectorAll('circle.stone.selected')].map(s => Number(s.dataset.at))").await;
+    assert_eq!(selected, json!([d7]));
+    p.click_point(point(SMALL, "d6")).await;
+    assert_eq!(p.record().await, ["d7-d6"]);
+    p.close().await;
+}
+
+/// Defect 9: every move visible, grouped by value; "1 ply"; labels above
+/// the stones; placements in point numbers without a dash.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_move_list_shows_every_move_grouped() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    // White flies with 3 stones: dozens of moves.
+    let flying = "W.W...../.B...B../W...B..B w 0 0";
+    p.board(SMALL, flying, "").await;
+    let a = p.agrees(SMALL, flying).await;
+    let n = a["moves"].as_array().unwrap().len();
+    assert!(n > 40, "{n}");
+    let boxed = p
+        .js("const m = document.getElementById('moves'); return m.scrollHeight - m.clientHeight")
+        .await;
+    assert!(boxed.as_f64().unwrap() <= 1.0, "no scroll box: {boxed}");
+    let groups = p
+        .js("return [...document.querySelectorAll('#moves ul')].map(u => u.dataset.group)")
+        .await;
+    let kinds: Vec<&str> = ["win", "draw", "loss"]
+        .into_iter()
+        .filter(|k| {
+            a["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|m| m["value"] == *k)
+        })
+        .collect();
+    assert_eq!(groups, json!(kinds));
+    p.shot("move-list-flying.png").await;
+    // A win in one ply.
+    p.board(SMALL, LAST_MILL, "").await;
+    let texts = p
+        .js("return [...document.querySelectorAll('#moves li')].map(li => li.textContent)")
+        .await;
+    let texts: Vec<&str> = texts
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert!(
+        texts.iter().any(|t| t.ends_with("win in 1 ply")),
+        "{texts:?}"
+    );
+    assert!(texts.iter().all(|t| !t.contains(" 1 plies")), "{texts:?}");
+    // Labels are drawn after (above) every stone.
+    let order = p
+        .js(
+            "const kids = [...document.getElementById('board').children];
+        const last = Math.max(...kids.map((k, i) => k.classList.contains('stone') ? i : -1));
+        const first = kids.findIndex(k => k.classList.contains('label'));
+        return first > last",
+        )
+        .await;
+    assert_eq!(order, true);
+    // Point numbers: placements are bare numbers.
+    p.board(GAME, "start", "").await;
+    p.choose("labels", "numbers").await;
+    let first = p
+        .js("return document.querySelector('#moves li .mv').textContent")
+        .await;
+    let first = first.as_str().unwrap();
+    assert!(first.parse::<u32>().is_ok(), "{first}");
+    p.choose("labels", "coords").await;
+    p.close().await;
+}
+
+/// Defect 10: on a phone, the value and turn right above the board and the
+/// moves right below it; no sideways scrolling.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phone_sees_value_board_and_moves_together() {
+    let Some(p) = page(390, 844).await else {
+        return;
+    };
+    p.board(GAME, "start", "a7 b6 d7 d6").await;
+    let r = p
+        .js(
+            "const r = (id) => document.getElementById(id).getBoundingClientRect();
+             return [r('status').top, r('value').bottom, r('board').top, r('board').bottom,
+                     r('moves').top, r('board').width, document.documentElement.scrollWidth,
+                     window.innerWidth];",
+        )
+        .await;
+    let f = |i: usize| r[i].as_f64().unwrap();
+    assert!(
+        f(0) < f(2) && f(1) <= f(2) + 1.0 && f(2) - f(0) < 120.0,
+        "{r}"
+    );
+    assert!(f(4) > f(3) && f(4) - f(3) < 150.0, "{r}");
+    assert!(f(5) > 300.0 && f(6) <= f(7) + 1.0, "{r}");
+    p.shot("phone.png").await;
+    p.open(&format!("/stats?rules={}", enc(NMOVE))).await;
+    let w = p
+        .js("return [document.documentElement.scrollWidth, window.innerWidth]")
+        .await;
+    assert!(
+        w[0].as_f64().unwrap() <= w[1].as_f64().unwrap() + 1.0,
+        "{w}"
+    );
+    p.shot("phone-stats.png").await;
+    p.close().await;
+}
+
+/// Defect 11: the statistics page: N-move columns, a labelled log scale,
+/// a rule set without tables said so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_statistics_page() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    p.open(&format!("/stats?rules={}", enc(GAME))).await;
+    let stats = get(p.addr, &format!("/api/v1/stats?rules={}", enc(GAME))).json();
+    let n = stats["subspaces"].as_array().unwrap().len();
+    assert_eq!(
+        p.c.find_all(Locator::Css("#table tbody tr"))
+            .await
+            .unwrap()
+            .len(),
+        n
+    );
+    assert_eq!(p.c.find_all(Locator::Css("#wdl g")).await.unwrap().len(), n);
+    let ticks = p
+        .js("return [...document.querySelectorAll('#plies text.tick')].map(t => t.textContent)")
+        .await;
+    assert!(
+        ticks.as_array().unwrap().iter().any(|t| t == "1k"),
+        "{ticks}"
+    );
+    assert!(
+        p.js("return document.querySelectorAll('#plies line.grid').length")
+            .await
+            .as_u64()
+            .unwrap()
+            >= 2
+    );
+    let hidden = p
+        .js("return [...document.querySelectorAll('#table th.nmove')].every(t => t.hidden)")
+        .await;
+    assert_eq!(hidden, true);
+    p.shot("stats.png").await;
+    // Under the N-move rule: cursed wins and blessed losses.
+    p.open(&format!("/stats?rules={}", enc(NMOVE))).await;
+    let summary = p.text_of("summary").await;
+    assert!(
+        summary.contains("cursed wins") && summary.contains("blessed losses"),
+        "{summary}"
+    );
+    let cols = p
+        .js("return document.querySelector('#table tbody tr').children.length")
+        .await;
+    assert_eq!(cols, 10);
+    // The 9-stone game is not built here.
+    p.open("/stats?rules=standard").await;
+    let err = p.text_of("error").await;
+    assert!(err.contains("no tables of rule set standard"), "{err}");
+    assert_eq!(p.text_of("summary").await, "");
+    p.close().await;
+}
+
+/// Defect 12: JSON errors for every status on the API, a favicon, settings
+/// remembered, repeated parameters refused, the board from the keyboard.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_smaller_things() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    let r = request(p.addr, "DELETE", b"/api/v1/query?rules=three", b"");
+    assert_eq!(r.status, 405);
+    assert!(r.json()["error"].as_str().unwrap().contains("DELETE"));
+    let r = get(p.addr, "/favicon.ico");
+    assert_eq!(r.status, 200);
+    assert!(r.text().starts_with("<svg"));
+    let r = get(p.addr, "/api/v1/query?rules=three&rules=six");
+    assert_eq!(r.status, 400);
+    assert!(r.json()["error"].as_str().unwrap().contains("twice"));
+    // Flip and labels survive a reload.
+    p.board("three", "start", "").await;
+    p.click("#flip").await;
+    p.choose("labels", "numbers").await;
+    p.open("/?rules=three").await;
+    let kept = p
+        .js("return [state.flipped, document.getElementById('labels').value]")
+        .await;
+    assert_eq!(kept, json!([true, "numbers"]));
+    p.click("#flip").await;
+    p.choose("labels", "coords").await;
+    // The keyboard: a point takes focus and Enter plays there.
+    let b2 = point("three", "b2");
+    let hit =
+        p.c.find(Locator::Css(&format!("circle.hit[data-point='{b2}']")))
+            .await
+            .unwrap();
+    p.js(&format!(
+        "document.querySelector(\"circle.hit[data-point='{b2}']\").focus()"
+    ))
+    .await;
+    hit.send_keys("\u{E007}").await.unwrap(); // Enter
+    p.ready().await;
+    assert_eq!(p.record().await, ["b2"]);
+    p.close().await;
+}
+
+/// Plays against the tables until the game ends, the player always taking
+/// the move listed last (the worst): millbase wins.
+async fn lose_against_the_tables(p: &Page, rules: &str) {
+    p.board(rules, "start", "").await;
+    p.choose("opponent", "b").await; // millbase plays Black
+    for _ in 0..200 {
+        p.ready().await;
+        let over = p
+            .js("return document.getElementById('status').dataset.over")
+            .await;
+        if over != "" {
+            break;
+        }
+        let a = api(p.addr, rules, &p.position().await);
+        assert!(
+            a["position"].as_str().unwrap().contains(" w "),
+            "White (the player) to move: {a}"
+        );
+        let worst = a["moves"].as_array().unwrap().last().unwrap().clone();
+        let plies = p.record().await.len();
+        p.js(&format!(
+            "play(state.entries[state.at].answer.moves.find(m => m.move === {}))",
+            worst["move"]
+        ))
+        .await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        p.ready().await;
+        let record = p.record().await;
+        let over = p
+            .js("return document.getElementById('status').dataset.over")
+            .await;
+        // millbase answered (unless the move ended the game).
+        assert!(record.len() == plies + 2 || over != "", "{record:?}");
+    }
+    let status = p.text_of("status").await;
+    assert!(status.starts_with("Game over"), "{status}");
+    assert_eq!(
+        p.js("return document.getElementById('value').dataset.value")
+            .await,
+        "loss"
+    );
+}
+
+/// New: a game against the tables, with undo and taking back a mistake.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_against_the_tables() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    lose_against_the_tables(&p, "three").await;
+    p.shot("versus-three.png").await;
+    lose_against_the_tables(&p, SMALL).await;
+    // Take back to before the first mistake: the value is the start's.
+    let start = api(p.addr, SMALL, "start");
+    while p
+        .js("return !document.getElementById('takeback').disabled")
+        .await
+        == true
+    {
+        p.click("#takeback").await;
+    }
+    assert_eq!(
+        p.js("return document.getElementById('value').dataset.value")
+            .await,
+        start["value"]
+    );
+    // Undo takes back the player's move and the answer.
+    let before = p.record().await.len();
+    if before >= 2 {
+        p.click("#undo").await;
+        assert_eq!(p.record().await.len(), before - 2);
+    }
+    // millbase answers each player's move with its best move.
+    p.board(SMALL, "start", "").await;
+    p.choose("opponent", "b").await;
+    p.click_point(point(SMALL, "d2")).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    p.ready().await;
+    let record = p.record().await;
+    assert_eq!(record.len(), 2, "{record:?}");
+    let after = api(p.addr, SMALL, "d2");
+    assert_eq!(record[1], after["moves"][0]["move"]);
+    p.shot("versus.png").await;
+    p.close().await;
+}
+
+/// The twelve men's board, played by clicking (diagonals included).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twelve_mens_morris_by_clicking() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    let rules = "twelve,stones=4";
+    p.board(rules, "start", "").await;
+    p.agrees(rules, "start").await;
+    let edges = p
+        .js("return document.querySelectorAll('#board line.edge').length")
+        .await;
+    assert_eq!(edges, 40, "32 edges and 8 on the diagonals");
+    let mut played = Vec::new();
+    for m in ["a7", "g1", "b6", "f2"] {
+        click_moves(&p, rules, m).await;
+        played.push(m);
+        p.agrees(rules, &played.join(" ")).await;
+    }
+    // a7 b6 c5 is a diagonal mill: the page asks for a removal.
+    p.click_point(point(rules, "c5")).await;
+    assert_eq!(
+        p.text_of("status").await,
+        "White closed a mill: take a Black stone"
+    );
+    p.shot("twelve.png").await;
+    p.click_point(point(rules, "g1")).await;
+    p.agrees(rules, "a7 g1 b6 f2 c5xg1").await;
+    p.close().await;
 }

@@ -8,7 +8,7 @@ mod http;
 use http::{enc, get, post, request};
 use millbase::query::answer::QueryTables;
 use millbase::serve::{Limits, RunningServer, ServeOptions, spawn};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -154,15 +154,23 @@ fn nmove_answers_carry_the_counter() {
         ),
     );
     assert_eq!(r.json()["counter"], 2);
-    let bad = get(
-        addr(),
-        &format!(
-            "/api/v1/query?rules={}&position={}&counter=10",
-            enc(NMOVE),
-            enc(".WWBW..B/......../.B...... b 0 0")
-        ),
+    // Counter N: the game is over, drawn; past N is an error.
+    let at = |c: u32| {
+        get(
+            addr(),
+            &format!(
+                "/api/v1/query?rules={}&position={}&counter={c}",
+                enc(NMOVE),
+                enc(".WWBW..B/......../.B...... b 0 0")
+            ),
+        )
+    };
+    let over = at(10).json();
+    assert_eq!(
+        (&over["over"], &over["value"]),
+        (&json!("nmove"), &json!("draw"))
     );
-    assert_eq!(bad.status, 400);
+    assert_eq!(at(11).status, 400);
     // A counter for rules without the rule.
     let bad = get(
         addr(),
@@ -241,6 +249,78 @@ fn best_line_follows_the_best_moves() {
         get(addr(), "/api/v1/line?rules=three&max=100000").status,
         400
     );
+}
+
+#[test]
+fn a_game_record_is_probed_move_by_move() {
+    let game = |rules: &str, position: &str, moves: &str| {
+        get(
+            addr(),
+            &format!(
+                "/api/v1/game?rules={}&position={}&moves={}",
+                enc(rules),
+                enc(position),
+                enc(moves)
+            ),
+        )
+    };
+    // Numbered moves; each position is what `query` says of the prefix.
+    let r = game(GAME, "start", "1. a7 b6 2. d7 d6 3. g7xb6");
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    let positions = v["positions"].as_array().unwrap();
+    let played = v["played"].as_array().unwrap();
+    assert_eq!((positions.len(), played.len()), (6, 5), "{v}");
+    let moves = ["a7", "b6", "d7", "d6", "g7xb6"];
+    for (k, m) in moves.iter().enumerate() {
+        assert_eq!(played[k]["move"], *m);
+        assert_eq!(played[k]["after"], positions[k + 1]["position"]);
+        let prefix = moves[..=k].join(" ");
+        assert_eq!(positions[k + 1], query(GAME, &prefix).json(), "{prefix}");
+        // Each played move is one of the position's listed moves.
+        assert!(
+            positions[k]["moves"]
+                .as_array()
+                .unwrap()
+                .contains(&played[k])
+        );
+    }
+    // From a board string, in point numbers.
+    let start = positions[2]["position"].as_str().unwrap();
+    let v = game(GAME, start, "-1 -9").json();
+    assert_eq!(v["played"][0]["move"], "-1");
+    for field in ["position", "value", "plies"] {
+        assert_eq!(v["positions"][2][field], positions[4][field]);
+    }
+    // The moves print in the notation of the moves given.
+    assert_eq!(v["positions"][2]["moves"][0]["move"], "-2x8");
+    // An illegal move names its ply.
+    let r = game(GAME, "start", "a7 a7");
+    assert_eq!(r.status, 400);
+    assert!(
+        r.json()["error"].as_str().unwrap().contains("ply 2"),
+        "{}",
+        r.text()
+    );
+    // Under the N-move rule, a quiet move to counter N ends the game.
+    let at9 = "WW.W..../B...B.../....WB.B w 0 0 9";
+    let v = game(NMOVE, at9, "e3-e4").json();
+    let last = &v["positions"][1];
+    assert_eq!(
+        (&last["over"], &last["value"], &last["counter"]),
+        (&json!("nmove"), &json!("draw"), &json!(10)),
+        "{v}"
+    );
+    assert!(last["moves"].as_array().unwrap().is_empty());
+    assert_eq!(
+        game(NMOVE, at9, "e3-e4 b6-a7").status,
+        400,
+        "no move after the draw"
+    );
+    // A game over by a line of three.
+    let v = query("three", "WWW.B.B./B b 0 0").json();
+    assert_eq!((&v["over"], &v["value"]), (&json!("line"), &json!("loss")));
+    assert!(query("three", "start").json().get("over").is_none());
 }
 
 #[test]

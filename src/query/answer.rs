@@ -328,10 +328,11 @@ impl QueryTables {
     /// allowed) played from it in turn.
     pub fn game(&self, start: &str, moves: &str) -> Result<GameAnswer, QueryError> {
         let rules = *self.rules();
-        let first = parse_position(start, &rules).map_err(QueryError::Input)?;
-        let played = play_moves_from(&first, moves, &rules)
-            .map_err(QueryError::Input)?
-            .moves;
+        let mut first = parse_position(start, &rules).map_err(QueryError::Input)?;
+        let rest = play_moves_from(&first, moves, &rules).map_err(QueryError::Input)?;
+        // Moves print in the notation of the input: the moves' own, if any.
+        first.notation = rest.notation;
+        let played = rest.moves;
         let mut here = self.probe_input(first)?;
         let mut game = GameAnswer {
             positions: Vec::new(),
