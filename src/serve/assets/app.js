@@ -363,8 +363,10 @@ function renderStatus() {
   v.dataset.plies = a.plies === null ? "" : a.plies;
   const span = document.createElement("span");
   span.className = a.value;
-  span.textContent = `${side} ${a.value === "win" ? "wins" : a.value === "loss" ? "loses" : "draws"}` +
-    (a.plies === null ? "" : ` in ${plural(a.plies, "ply", "plies")}`);
+  span.textContent = a.over
+    ? (a.value === "draw" ? "Drawn" : `${side} ${a.value === "win" ? "has won" : "has lost"}`)
+    : `${side} ${a.value === "win" ? "wins" : a.value === "loss" ? "loses" : "draws"}` +
+      (a.plies === null ? "" : ` in ${plural(a.plies, "ply", "plies")}`);
   v.appendChild(span);
   if (a.rule_draw && !a.over) v.appendChild(document.createTextNode(` · a ${a.rule_draw}`));
   if (a.pure) v.appendChild(document.createTextNode(` · pure game: ${valueText(a.pure.value, a.pure.plies)}`));
