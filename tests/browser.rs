@@ -711,12 +711,12 @@ async fn game_over_says_why() {
             .await,
         1
     );
-    // A blocked side.
-    let blocked = "WBW.W.../B.BB..../........ b 0 0";
-    if api(p.addr, SMALL, blocked)["over"] == "blocked" {
-        p.board(SMALL, blocked, "").await;
-        assert!(p.text_of("status").await.contains("Black cannot move"));
-    }
+    // A blocked side: Black's a7 a4 a1 d1 hemmed in by White.
+    let blocked = "BW..WBBB/.....W.W/........ b 0 0";
+    assert_eq!(api(p.addr, SMALL, blocked)["over"], "blocked");
+    p.board(SMALL, blocked, "").await;
+    let status = p.text_of("status").await;
+    assert!(status.contains("Black cannot move: White wins"), "{status}");
     p.close().await;
 }
 
