@@ -50,6 +50,7 @@ mod memory;
 pub mod moves;
 pub mod notation;
 mod placing;
+pub mod play;
 pub mod position;
 pub mod query;
 pub mod render;

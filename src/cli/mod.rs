@@ -4,6 +4,7 @@
 mod build_cmds;
 mod index_cmds;
 mod machine_cmds;
+mod play_cmds;
 mod position_cmds;
 mod query_cmds;
 mod serve_cmds;
@@ -57,6 +58,9 @@ pub enum Command {
     /// tables; alpha-beta over the placing phase on the moving-phase tables),
     /// first moves, a principal line; exit 1 if they disagree.
     Verify(verify_cmds::VerifyArgs),
+    /// Play games between two players (perfect, practical, alphabeta:NODES,
+    /// random) and give the first player's wins, draws, losses and score.
+    Match(play_cmds::MatchArgs),
     /// Serve the tables over HTTP: a JSON API and a web board (every rule
     /// set found under --db).
     Serve(serve_cmds::ServeArgs),
@@ -151,6 +155,7 @@ pub fn run() -> i32 {
             Command::Info(a) => table_cmds::info_cmd(&rules, a),
             Command::Verify(a) => verify_cmds::verify_cmd(&rules, a),
             Command::Serve(a) => serve_cmds::serve_cmd(&rules, a),
+            Command::Match(a) => play_cmds::match_cmd(&rules, a),
             Command::IndexInfo(a) => index_cmds::index_info(&rules, a),
             Command::CheckIndex(a) => index_cmds::check_index(&rules, a),
             Command::BenchMachine(a) => machine_cmds::bench_machine(a),

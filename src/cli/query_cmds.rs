@@ -28,6 +28,12 @@ pub struct QueryArgs {
     /// nmove=N; a board string may give it as a fifth field instead.
     #[arg(long, value_name = "C", allow_hyphen_values = true)]
     counter: Option<String>,
+    /// Rank the moves for practical play: among the moves that keep the
+    /// value, those after which most of the opponent's replies go wrong
+    /// first (text: the practical choice marked `*`; JSON: a `practical`
+    /// field per move).
+    #[arg(long)]
+    practical: bool,
 }
 
 fn describe(v: Value) -> String {
@@ -147,7 +153,12 @@ pub fn query(rules: &Rules, args: &QueryArgs) -> Result<(), CliError> {
         }
         return batch(&tables, rules);
     }
-    let a = probe(&tables, rules, &args.position, args.counter.as_deref())?;
+    let mut a = probe(&tables, rules, &args.position, args.counter.as_deref())?;
+    if args.practical {
+        tables
+            .add_practical(&mut a)
+            .map_err(|e| query_error(e, rules))?;
+    }
     if args.json {
         let answer = a.to_answer(rules);
         println!("{}", serde_json::to_string(&answer).expect("serialisable"));
@@ -177,6 +188,30 @@ pub fn query(rules: &Rules, args: &QueryArgs) -> Result<(), CliError> {
             None => line.push_str("; pure game: tables not built"),
         }
         println!("{line}");
+    }
+    if args.practical {
+        println!(
+            "  practical order (* the practical choice; the opponent's replies that go wrong):"
+        );
+        for p in &a.practical {
+            let mark = if p.rank == Some(1) { "*" } else { " " };
+            let standing = match p.rank {
+                Some(_) if p.replies > 0 => format!(
+                    "{} of {} replies go wrong, weighted {:.1} %",
+                    p.errors,
+                    p.replies,
+                    p.score as f64 / 10.0
+                ),
+                Some(_) => "the game ends".to_string(),
+                None => "gives value away".to_string(),
+            };
+            println!(
+                "{mark} {:<12} {:<18} {standing}",
+                format_move(board, &p.mv, input.notation),
+                describe(p.value)
+            );
+        }
+        return Ok(());
     }
     for m in moves {
         println!(

@@ -8,6 +8,7 @@ use super::{CounterValue, MoveValue, ProbeError, TableSet};
 use crate::error::ParseError;
 use crate::moves::{legal_moves, mill_ended, next_counter};
 use crate::notation::{PositionInput, format_move, parse_counter, parse_position, play_moves_from};
+use crate::play::practical::{PracticalMove, practical_moves};
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::solve::value::Value;
@@ -73,6 +74,9 @@ pub struct Probed {
     pub moves: Vec<MoveValue>,
     /// Why the game is over here, if it is.
     pub over: Option<GameOver>,
+    /// The practical ranking of the moves, when asked for
+    /// ([`QueryTables::add_practical`]).
+    pub practical: Vec<PracticalMove>,
 }
 
 /// Why the game is over at a position.
@@ -141,6 +145,25 @@ pub struct MoveAnswer {
     /// The position after the move, as a board string (with the counter it
     /// leads to as a fifth field under the N-move rule).
     pub after: String,
+    /// Its practical standing, when asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub practical: Option<PracticalAnswer>,
+}
+
+/// A move's practical standing in an [`Answer`]
+/// ([`crate::play::practical`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PracticalAnswer {
+    /// Its place in the practical order, 1 for the practical choice;
+    /// `null` for a move that would give value away.
+    pub rank: Option<u32>,
+    /// The weighted share of the opponent's replies that give their value
+    /// away, in thousandths.
+    pub score: u32,
+    /// Those replies, unweighted.
+    pub errors: u32,
+    /// The opponent's replies.
+    pub replies: u32,
 }
 
 /// The N-move details of an [`Answer`].
@@ -240,7 +263,15 @@ impl QueryTables {
             pure,
             moves,
             over,
+            practical: Vec::new(),
         })
+    }
+
+    /// Ranks the moves of a probed position for practical play
+    /// ([`crate::play::practical`]).
+    pub fn add_practical(&self, probed: &mut Probed) -> Result<(), QueryError> {
+        probed.practical = practical_moves(&self.tables, &probed.input.position, probed.counter)?;
+        Ok(())
     }
 
     /// The best line from a position: at each step the first move of
@@ -308,6 +339,16 @@ impl Probed {
             to: m.mv.to.number(),
             removes: m.mv.removed.into_iter().map(|p| p.number()).collect(),
             after: position_text(rules, &input.position.play(&m.mv), counter),
+            practical: self
+                .practical
+                .iter()
+                .find(|p| p.mv == m.mv)
+                .map(|p| PracticalAnswer {
+                    rank: p.rank,
+                    score: p.score,
+                    errors: p.errors,
+                    replies: p.replies,
+                }),
         }
     }
 }

@@ -510,14 +510,27 @@ async fn query_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) 
         Err(e) => return e.into_response(),
     };
     let counter = p.get("counter").cloned();
+    let practical = match p.get("practical").map(String::as_str) {
+        None | Some("0") | Some("false") => false,
+        Some("1") | Some("true") => true,
+        Some(other) => {
+            return ApiError::bad(format!("practical: expected 1 or 0, not `{other}`"))
+                .into_response();
+        }
+    };
     let db = s.options.db.clone();
     let result = s
         .blocking(s.options.limits.request_time, move |_| {
             let rules = *tables.rules();
-            tables
+            let mut a = tables
                 .probe_text(&text, counter.as_deref())
-                .map(|a| a.to_answer(&rules))
-                .map_err(|e| ApiError::query(e, &db))
+                .map_err(|e| ApiError::query(e, &db))?;
+            if practical {
+                tables
+                    .add_practical(&mut a)
+                    .map_err(|e| ApiError::query(e, &db))?;
+            }
+            Ok(a.to_answer(&rules))
         })
         .await;
     reply(result)
