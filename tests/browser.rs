@@ -1130,6 +1130,26 @@ async fn a_game_against_the_tables() {
     assert_eq!(record.len(), 2, "{record:?}");
     let after = api(p.addr, SMALL, "d2");
     assert_eq!(record[1], after["moves"][0]["move"]);
+    // Practically: the move the API ranks first for practical play.
+    p.board(SMALL, "start", "").await;
+    p.choose("opponent", "b").await;
+    p.choose("strength", "practical").await;
+    p.click_point(point(SMALL, "d2")).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    p.ready().await;
+    let record = p.record().await;
+    let ranked = get(
+        p.addr,
+        &format!("/api/v1/query?rules={}&position=d2&practical=1", enc(SMALL)),
+    )
+    .json();
+    let first = ranked["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["practical"]["rank"] == 1)
+        .unwrap();
+    assert_eq!(record[1], first["move"], "{ranked}");
     p.shot("versus.png").await;
     p.close().await;
 }

@@ -52,6 +52,35 @@ pub struct AlphaBeta {
     stopped: bool,
 }
 
+/// The static value of `pos` for the side to move, in points (a stone is
+/// 100): stones on the board and in hand, open mills (two stones of a line
+/// with the third point empty), and in the moving phase the empty points
+/// next to a side's stones.
+pub fn evaluate(rules: &Rules, pos: &Position) -> i32 {
+    let board = rules.board();
+    let us = pos.to_move;
+    let side = |c: Color| {
+        let mine = pos.stones[c];
+        let theirs = pos.stones[!c];
+        let empty = board.all.minus(mine.union(theirs));
+        let mut score = STONE * pos.total(c) as i32;
+        for &l in &board.lines {
+            if l.intersect(mine).len() == 2 && l.intersect(empty).len() == 1 {
+                score += OPEN_MILL;
+            }
+        }
+        if pos.hand[c] == 0 && !rules.flies(mine.len()) {
+            let free: u32 = mine
+                .iter()
+                .map(|p| board.neighbours[p.index()].intersect(empty).len())
+                .sum();
+            score += MOBILITY * free as i32;
+        }
+        score
+    };
+    side(us) - side(!us)
+}
+
 /// Transposition table entries (a power of two).
 const TT_ENTRIES: usize = 1 << 20;
 
@@ -85,30 +114,9 @@ impl AlphaBeta {
         }
     }
 
-    /// The static value of `pos` for the side to move.
+    /// The static value of `pos` for the side to move ([`evaluate`]).
     pub fn evaluate(&self, pos: &Position) -> i32 {
-        let board = self.rules.board();
-        let us = pos.to_move;
-        let side = |c: Color| {
-            let mine = pos.stones[c];
-            let theirs = pos.stones[!c];
-            let empty = board.all.minus(mine.union(theirs));
-            let mut score = STONE * pos.total(c) as i32;
-            for &l in &board.lines {
-                if l.intersect(mine).len() == 2 && l.intersect(empty).len() == 1 {
-                    score += OPEN_MILL;
-                }
-            }
-            if pos.hand[c] == 0 && !self.rules.flies(mine.len()) {
-                let free: u32 = mine
-                    .iter()
-                    .map(|p| board.neighbours[p.index()].intersect(empty).len())
-                    .sum();
-                score += MOBILITY * free as i32;
-            }
-            score
-        };
-        side(us) - side(!us)
+        evaluate(&self.rules, pos)
     }
 
     /// The best move found within `budget` nodes, `pick` choosing among the

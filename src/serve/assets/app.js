@@ -315,13 +315,28 @@ function maybeAnswer() {
   if (!state.opponent || !e.answer || state.at !== state.entries.length - 1) return;
   if (parsePosition(e.answer.position).side !== state.opponent || !e.answer.moves.length) return;
   const moves = e.answer.moves;
-  let choice = moves[0];
-  if (state.strength === "random") {
-    const keep = moves.filter((m) => m.value === moves[0].value);
-    choice = keep[Math.floor(Math.random() * keep.length)];
-  }
+  const at = state.at;
   setBusy(1);
-  setTimeout(() => { setBusy(-1); play(choice); }, 300);
+  const pick = async () => {
+    if (state.strength === "practical") {
+      // The server ranks the moves for practical play.
+      const a = await api("query", { rules: state.rules, position: positionText(e.answer), practical: 1 });
+      const m = a.moves.find((x) => x.practical && x.practical.rank === 1);
+      return moves.find((x) => m && x.from === m.from && x.to === m.to &&
+        x.removes.join() === m.removes.join()) || moves[0];
+    }
+    if (state.strength === "random") {
+      const keep = moves.filter((m) => m.value === moves[0].value);
+      return keep[Math.floor(Math.random() * keep.length)];
+    }
+    return moves[0];
+  };
+  const wait = new Promise((resolve) => setTimeout(resolve, 300));
+  Promise.all([pick(), wait]).then(([choice]) => {
+    setBusy(-1);
+    // Only if the player did not go elsewhere meanwhile.
+    if (state.at === at && state.entries.length === at + 1) play(choice);
+  }, (err) => { setBusy(-1); showError(err.message); });
 }
 
 function overText(a, side) {

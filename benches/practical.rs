@@ -1,0 +1,69 @@
+//! Time to rank a position's moves for practical play, on 2 cores (rayon's
+//! pool): every move's replies probed. Positions: random moving-phase
+//! positions of the subspaces present, and positions of random games in
+//! the placing phase. First with the blocks as they come (mapped tables,
+//! blocks mostly not cached), then the same positions again (cached).
+//!
+//! `MILLBASE_DB=/path/to/db MILLBASE_RULES=standard,stones=6 cargo bench
+//! --bench practical` (defaults `db`, `standard`).
+
+use millbase::Position;
+use millbase::moves::legal_moves;
+use millbase::play::practical::practical_moves;
+use millbase::query::TableSet;
+
+mod common;
+use common::{Rng, percentile, random_position};
+use std::time::Instant;
+
+fn main() {
+    let Some((db, _, rules, subs)) = common::tables_from_env() else {
+        return;
+    };
+    let tables = TableSet::open(&db, &rules);
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut positions: Vec<Position> = Vec::new();
+    let mut moves = Vec::new();
+    while positions.len() < 300 {
+        let s = subs[(rng.next() % subs.len() as u64) as usize];
+        let p = random_position(&mut rng, &rules, s.us, s.them);
+        legal_moves(&p, &rules, &mut moves);
+        if !moves.is_empty() {
+            positions.push(p);
+        }
+    }
+    // Placing-phase positions: random games from the start.
+    let placing_plies = (rules.stones.white + rules.stones.black) as u64;
+    while positions.len() < 600 {
+        let mut p = Position::start(&rules);
+        for _ in 0..rng.next() % placing_plies {
+            legal_moves(&p, &rules, &mut moves);
+            if moves.is_empty() {
+                break;
+            }
+            p = p.play(&moves[(rng.next() % moves.len() as u64) as usize]);
+        }
+        legal_moves(&p, &rules, &mut moves);
+        if !moves.is_empty() && tables.probe(&p).is_ok() {
+            positions.push(p);
+        }
+    }
+    for pass in ["first", "again (cached)"] {
+        let mut times: Vec<f64> = positions
+            .iter()
+            .map(|p| {
+                let t = Instant::now();
+                practical_moves(&tables, p, 0).expect("tables present");
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        let mean = times.iter().sum::<f64>() / times.len() as f64;
+        println!(
+            "practical ranking, {} positions, {pass}: mean {mean:.2} ms, median {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            times.len(),
+            percentile(&mut times, 0.5),
+            percentile(&mut times, 0.99),
+            percentile(&mut times, 1.0)
+        );
+    }
+}
