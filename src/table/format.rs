@@ -41,6 +41,56 @@ pub const WDL_LEVEL: i32 = 15;
 /// span a few blocks.
 const BLOCK_SLOTS: u32 = 1 << 13;
 const ENTRY: usize = 24;
+/// The most slots a block may claim (every writer used 8,192 or 16,384).
+const MAX_BLOCK_SLOTS: u32 = 1 << 20;
+
+/// Recomputes every checksum of a table image (block sums, the file
+/// checksum, the header checksum) wherever its header and block index can
+/// be read, so that a fuzzer's changes reach the decoder instead of
+/// failing a checksum. Returns whether it could. For tests and fuzzing.
+#[doc(hidden)]
+pub fn reseal(b: &mut [u8]) -> bool {
+    let u32_at = |b: &[u8], i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
+    if b.len() < 12 || &b[..8] != MAGIC {
+        return false;
+    }
+    let fixed = fixed_len(u32_at(b, 8));
+    if b.len() < fixed + 8 {
+        return false;
+    }
+    let len = u32_at(b, fixed - 4) as usize;
+    let blocks = u32_at(b, 36) as usize;
+    let index_at = fixed + len + 8;
+    let Some(data_at) = blocks
+        .checked_mul(2 * ENTRY)
+        .and_then(|n| n.checked_add(index_at))
+    else {
+        return false;
+    };
+    if b.len() < data_at {
+        return false;
+    }
+    let mut sums = Vec::with_capacity(2 * blocks);
+    for k in 0..2 * blocks {
+        let e = index_at + k * ENTRY;
+        let off = u64::from_le_bytes(b[e..e + 8].try_into().unwrap());
+        let n = u32_at(b, e + 8) as u64;
+        let end = off.saturating_add(n);
+        let sum = if end <= b.len() as u64 {
+            xxh3_64(&b[off as usize..end as usize])
+        } else {
+            0
+        };
+        b[e + 16..e + 24].copy_from_slice(&sum.to_le_bytes());
+        sums.push(sum);
+    }
+    if fixed >= 48 {
+        b[40..48].copy_from_slice(&file_checksum(&sums).to_le_bytes());
+    }
+    let sum = xxh3_64(&b[..fixed + len]);
+    b[fixed + len..fixed + len + 8].copy_from_slice(&sum.to_le_bytes());
+    true
+}
 
 /// Bytes of the fixed header fields, before the rules text, by version.
 fn fixed_len(version: u32) -> usize {
@@ -457,7 +507,10 @@ impl MappedTable {
                 info.width
             )));
         }
+        // Blocks of at most a million slots: a damaged header must not make
+        // a reader allocate gigabytes for one block.
         if info.block_slots == 0
+            || info.block_slots > MAX_BLOCK_SLOTS
             || info.slots.div_ceil(info.block_slots as u64) != info.blocks as u64
         {
             return Err(corrupt("block count does not match the slot count".into()));
@@ -792,24 +845,31 @@ pub(super) fn write(
     debug_assert_eq!(header.len(), data_at);
 
     let tmp = path.with_extension("tmp");
-    let mut f = std::io::BufWriter::new(fs::File::create(&tmp).map_err(io)?);
-    f.write_all(&header).map_err(io)?;
-    for b in &blocks {
-        f.write_all(b).map_err(io)?;
+    let written = (|| {
+        let mut f = std::io::BufWriter::new(fs::File::create(&tmp).map_err(io)?);
+        f.write_all(&header).map_err(io)?;
+        for b in &blocks {
+            f.write_all(b).map_err(io)?;
+        }
+        let f = f.into_inner().map_err(|e| io(e.into_error()))?;
+        f.sync_all().map_err(io)?;
+        drop(f);
+        // Read back what reached the file before it takes the final name.
+        let back = MappedTable::open(&tmp, rules, table.subspace, table.len())?;
+        back.verify()?;
+        if back.decode()?.raw() != raw {
+            return Err(TableError::Corrupt(
+                tmp.clone(),
+                "read back differs from what was written".into(),
+            ));
+        }
+        Ok(())
+    })();
+    if let Err(e) = written {
+        // A failed write (a full disk) leaves no temporary file behind.
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
     }
-    let f = f.into_inner().map_err(|e| io(e.into_error()))?;
-    f.sync_all().map_err(io)?;
-    drop(f);
-    // Read back what reached the file before it takes the final name.
-    let back = MappedTable::open(&tmp, rules, table.subspace, table.len())?;
-    back.verify()?;
-    if back.decode()?.raw() != raw {
-        return Err(TableError::Corrupt(
-            tmp,
-            "read back differs from what was written".into(),
-        ));
-    }
-    drop(back);
     fs::rename(&tmp, path).map_err(io)?;
     if let Some(dir) = path.parent() {
         fs::File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
