@@ -301,3 +301,23 @@ fn http_get(addr: std::net::SocketAddr, position: &str) -> (u16, String) {
     let status = text[9..12].parse().unwrap();
     (status, text)
 }
+
+/// A header that claims blocks of billions of slots is refused at once,
+/// before a reader allocates a block.
+#[test]
+fn a_header_claiming_huge_blocks_is_refused() {
+    let (_db, files) = three_copy("faults-huge");
+    let path = &files[0];
+    let mut b = std::fs::read(path).unwrap();
+    // Slots (a u64 at byte 24) and slots a block (a u32 at 32): one block
+    // of 2^31 slots, checksums made to match.
+    b[24..32].copy_from_slice(&(1u64 << 31).to_le_bytes());
+    b[32..36].copy_from_slice(&(1u32 << 31).to_le_bytes());
+    assert!(millbase::table::format::reseal(&mut b));
+    std::fs::write(path, &b).unwrap();
+    let Err(e) = MappedTable::open_any(path) else {
+        panic!("a block of 2^31 slots was accepted");
+    };
+    let e = e.to_string();
+    assert!(e.contains("block count") && e.contains(".mbt"), "{e}");
+}
