@@ -54,11 +54,12 @@ fn build(db: &Path, rules: &str) -> std::process::Output {
 fn builds_killed_at_random_moments_resume_to_the_same_bytes() {
     let mut rng = common::Rng(0x6b69_6c6c);
     // The moving and placing phases, Lasker's cyclic placing phase, the
-    // N-move rule's pass (with the pure pass before it).
+    // N-move rule's pass (with the pure pass before it): small games, so
+    // that 20 kills each stay quick.
     for rules in [
-        "standard,stones=4",
-        "lasker,stones=4",
-        "standard,stones=4,nmove=10",
+        "standard,stones=3",
+        "lasker,stones=3",
+        "six,stones=4,nmove=10",
     ] {
         let reference = common::TempDir::new(&format!("faults-ref-{rules}"));
         let start = Instant::now();
@@ -99,11 +100,12 @@ fn builds_killed_at_random_moments_resume_to_the_same_bytes() {
 /// A file size limit makes every write past it fail, as a full disk does.
 #[test]
 fn a_write_error_is_clear_and_the_rerun_resumes() {
-    let rules = "standard,stones=5";
+    let rules = "standard,stones=4";
     let reference = common::shared_db(rules);
     let db = common::TempDir::new("faults-full");
-    // Past 40 KB a write fails (EFBIG): the large tables cannot be written.
-    let limit = 40_000u64;
+    // Past 8 KB a write fails (EFBIG): the small tables are written, the
+    // large ones cannot be.
+    let limit = 8_000u64;
     let mut cmd = millbase();
     cmd.args(["build", "--rules", rules, "--db", db.to_str().unwrap()]);
     // SAFETY: between fork and exec only async-signal-safe calls are made
