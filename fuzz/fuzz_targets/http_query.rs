@@ -24,7 +24,9 @@ fn db() -> &'static std::path::Path {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&m, rest)) = data.split_first() else { return };
+    let Some((&m, rest)) = data.split_first() else {
+        return;
+    };
     let method = [Method::GET, Method::POST, Method::HEAD, Method::PUT][m as usize % 4].clone();
     let text = String::from_utf8_lossy(rest);
     let (target, body) = text.split_once('\n').unwrap_or((&text, ""));
@@ -36,7 +38,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let app = router(ServeOptions::new(db()));
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let status = rt.block_on(async { app.oneshot(request).await.unwrap().status() });
     assert_ne!(status.as_u16(), 500, "{target:?}");
 });

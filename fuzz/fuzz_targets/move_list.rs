@@ -5,10 +5,19 @@ use libfuzzer_sys::fuzz_target;
 use millbase::Rules;
 use millbase::notation::{parse_position, play_move_list, play_moves_from};
 
-const RULES: &[&str] = &["standard", "twelve", "six", "three", "lasker", "standard,nmove=4"];
+const RULES: &[&str] = &[
+    "standard",
+    "twelve",
+    "six",
+    "three",
+    "lasker",
+    "standard,nmove=4",
+];
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&pick, rest)) = data.split_first() else { return };
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
     let rules: Rules = RULES[pick as usize % RULES.len()].parse().unwrap();
     let text = String::from_utf8_lossy(rest);
     if let Ok(played) = play_move_list(&text, &rules) {

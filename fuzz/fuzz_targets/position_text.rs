@@ -7,12 +7,21 @@ use millbase::Rules;
 use millbase::notation::parse_position;
 
 const RULES: &[&str] = &[
-    "standard", "standard,stones=5", "twelve", "six", "three", "lasker",
-    "standard,nmove=20", "standard,mill=wins", "standard,stones=5/3",
+    "standard",
+    "standard,stones=5",
+    "twelve",
+    "six",
+    "three",
+    "lasker",
+    "standard,nmove=20",
+    "standard,mill=wins",
+    "standard,stones=5/3",
 ];
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&pick, rest)) = data.split_first() else { return };
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
     let rules: Rules = RULES[pick as usize % RULES.len()].parse().unwrap();
     let text = String::from_utf8_lossy(rest);
     if let Ok(input) = parse_position(&text, &rules) {

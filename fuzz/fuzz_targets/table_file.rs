@@ -6,7 +6,9 @@ use libfuzzer_sys::fuzz_target;
 use millbase::table::format::{MappedTable, reseal};
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&mode, rest)) = data.split_first() else { return };
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
     let mut bytes = rest.to_vec();
     if mode & 1 == 1 {
         reseal(&mut bytes);
