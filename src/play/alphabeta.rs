@@ -114,11 +114,6 @@ impl AlphaBeta {
         }
     }
 
-    /// The static value of `pos` for the side to move ([`evaluate`]).
-    pub fn evaluate(&self, pos: &Position) -> i32 {
-        evaluate(&self.rules, pos)
-    }
-
     /// The best move found within `budget` nodes, `pick` choosing among the
     /// root moves of equal best score (given their count); `None` when the
     /// side to move has no move.
@@ -166,7 +161,7 @@ impl AlphaBeta {
         Some(best[pick(best.len()).min(best.len() - 1)])
     }
 
-    fn negamax(&mut self, pos: &Position, depth: i8, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    fn negamax(&mut self, pos: &Position, depth: i8, alpha: i32, beta: i32, ply: usize) -> i32 {
         self.nodes += 1;
         if self.nodes >= self.budget {
             self.stopped = true;
@@ -176,10 +171,25 @@ impl AlphaBeta {
             self.buffers.resize_with(ply + 1, Vec::new);
             self.killers.resize(ply + 1, [None; 2]);
         }
+        // The ply's move buffer, lent to the search of this node.
         let mut moves = std::mem::take(&mut self.buffers[ply]);
         legal_moves(pos, &self.rules, &mut moves);
+        let score = self.search_node(pos, &mut moves, depth, alpha, beta, ply);
+        self.buffers[ply] = moves;
+        score
+    }
+
+    /// [`Self::negamax`] for a node whose legal moves are `moves`.
+    fn search_node(
+        &mut self,
+        pos: &Position,
+        moves: &mut [Move],
+        depth: i8,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
         if moves.is_empty() {
-            self.buffers[ply] = moves;
             return if no_moves_draws(pos, &self.rules) {
                 0
             } else {
@@ -187,8 +197,7 @@ impl AlphaBeta {
             };
         }
         if depth <= 0 {
-            self.buffers[ply] = moves;
-            return self.evaluate(pos);
+            return evaluate(&self.rules, pos);
         }
         let k = key(pos);
         let e = self.tt[slot(k)];
@@ -197,18 +206,9 @@ impl AlphaBeta {
             hint = e.best;
             if e.depth >= depth {
                 match e.bound {
-                    Bound::Exact => {
-                        self.buffers[ply] = moves;
-                        return e.score;
-                    }
-                    Bound::Lower if e.score >= beta => {
-                        self.buffers[ply] = moves;
-                        return e.score;
-                    }
-                    Bound::Upper if e.score <= alpha => {
-                        self.buffers[ply] = moves;
-                        return e.score;
-                    }
+                    Bound::Exact => return e.score,
+                    Bound::Lower if e.score >= beta => return e.score,
+                    Bound::Upper if e.score <= alpha => return e.score,
                     _ => {}
                 }
             }
@@ -229,10 +229,9 @@ impl AlphaBeta {
         let start_alpha = alpha;
         let mut best_score = -INF;
         let mut best = None;
-        for mv in &moves {
+        for mv in moves.iter() {
             let s = -self.negamax(&pos.play(mv), depth - 1, -beta, -alpha, ply + 1);
             if self.stopped {
-                self.buffers[ply] = moves;
                 return 0;
             }
             if s > best_score {
@@ -261,7 +260,6 @@ impl AlphaBeta {
             score: best_score,
             best,
         };
-        self.buffers[ply] = moves;
         best_score
     }
 

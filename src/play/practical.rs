@@ -21,7 +21,7 @@
 
 use crate::moves::{Move, next_counter};
 use crate::position::Position;
-use crate::query::{MoveValue, ProbeError, TableSet};
+use crate::query::{ProbeError, TableSet};
 use crate::solve::value::{Value, best_first};
 use rayon::prelude::*;
 
@@ -72,24 +72,25 @@ pub fn practical_moves(
     let Some(best) = moves.first().map(|m| m.value) else {
         return Ok(Vec::new());
     };
-    let candidate = |m: &MoveValue| match best {
-        Value::Win(_) => m.value == best,
-        Value::Draw => m.value == Value::Draw,
+    let candidate = |v: Value| match best {
+        Value::Win(_) => v == best,
+        Value::Draw => v == Value::Draw,
         Value::Loss(_) => true,
     };
     let rules = *tables.rules();
     let mut scored = moves
         .par_iter()
         .map(|m| {
+            // Candidates get their place after the sort.
             let mut out = PracticalMove {
                 mv: m.mv,
                 value: m.value,
-                rank: None,
+                rank: candidate(m.value).then_some(0),
                 replies: 0,
                 errors: 0,
                 score: 0,
             };
-            if !candidate(m) {
+            if out.rank.is_none() {
                 return Ok(out);
             }
             let child = pos.play(&m.mv);
@@ -125,10 +126,7 @@ pub fn practical_moves(
     };
     // A stable sort keeps the tables' order among full ties.
     scored.sort_by_key(|m| {
-        let candidate = candidate(&MoveValue {
-            mv: m.mv,
-            value: m.value,
-        });
+        let candidate = m.rank.is_some();
         (
             !candidate,
             if candidate { u32::MAX - m.score } else { 0 },
@@ -137,10 +135,7 @@ pub fn practical_moves(
         )
     });
     for (i, m) in scored.iter_mut().enumerate() {
-        if candidate(&MoveValue {
-            mv: m.mv,
-            value: m.value,
-        }) {
+        if m.rank.is_some() {
             m.rank = Some(i as u32 + 1);
         }
     }

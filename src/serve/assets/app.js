@@ -88,11 +88,10 @@ const otherSide = (c) => (c === "w" ? "b" : "w");
 
 // Whether a position text is a board string or a Sanmill line (else it is
 // "start" or a move list, which the page keeps as a game record).
-function isBoardText(text) {
+function isBoardText(text, points) {
   const first = text.trim().split(/\s+/)[0] || "";
   if (/^\d+\./.test(first)) return false;
-  return first.includes("/") || first.includes(".") || /[O@*]/.test(first) ||
-    (state.board && first.length === state.board.points);
+  return first.includes("/") || first.includes(".") || /[O@*]/.test(first) || first.length === points;
 }
 
 function xy(p) {
@@ -606,11 +605,7 @@ async function loadGame(rules, start, moves, push, ply) {
 function loadText(rules, text, push) {
   const info = state.catalog.rule_sets.find((r) => r.rules === rules) || null;
   const board = boardOf(rules, info);
-  const saveBoard = state.board;
-  state.board = board || state.board;
-  const boardText = isBoardText(text);
-  state.board = saveBoard;
-  if (boardText) return loadGame(rules, text, "", push);
+  if (isBoardText(text, board ? board.points : 24)) return loadGame(rules, text, "", push);
   const moves = text.trim().replace(/^start\b/i, "").trim();
   return loadGame(rules, "start", moves, push);
 }
