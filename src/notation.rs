@@ -303,7 +303,7 @@ fn play_tokens(
                     played.len() + 1
                 )));
             }
-            counter = next_counter(&pos, &mv, counter);
+            counter = next_counter(board, &pos, &mv, counter);
         }
         pos = pos.play(&mv);
         played.push(mv);

@@ -282,6 +282,14 @@ fn argument_limits_are_errors_not_crashes() {
             "0",
         ],
         vec!["check-index", "3-3-255-255"],
+        // An overflowing time limit made every query panic.
+        vec!["serve", "--db", ".", "--timeout", "9223372036854775807"],
+        vec!["serve", "--db", ".", "--timeout", "0"],
+        vec!["serve", "--db", ".", "--header-timeout", "3601"],
+        vec!["serve", "--db", ".", "--body-timeout", "0"],
+        vec!["serve", "--db", ".", "--max-connections", "0"],
+        vec!["serve", "--db", ".", "--max-batch", "100001"],
+        vec!["serve", "--db", ".", "--cache-blocks", "0"],
     ] {
         let o = millbase(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
@@ -376,4 +384,119 @@ fn a_batch_line_that_is_not_utf8_fails_alone() {
     assert!(lines[2]["error"].as_str().unwrap().contains("UTF-8"));
     assert_eq!(lines[0], lines[3]);
     assert!(stderr(&o).contains("line 3"), "{}", stderr(&o));
+}
+
+/// Names of tables taken by things that are not files, and a `--db` that
+/// is a file: a clear message at once (a FIFO made `query` and `info`
+/// wait forever; a folder said "No such device").
+#[test]
+fn what_is_not_a_table_is_refused_at_once() {
+    let db = common::build_db("cli-not-a-table", "three");
+    let d = db.to_str().unwrap();
+    let table = db.join("three").join("3-3.mbt");
+    let moving = "WW.B..BB/W b 0 0";
+    for (kind, make) in [("named pipe", "mkfifo"), ("folder", "mkdir")] {
+        std::fs::remove_file(&table).ok();
+        std::fs::remove_dir(&table).ok();
+        let made = std::process::Command::new(make)
+            .arg(&table)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        for args in [
+            vec!["query", "--rules", "three", "--db", d, moving],
+            vec!["info", "--db", d],
+            vec!["check", "--rules", "three", "--db", d],
+            vec!["stats", "--rules", "three", "--db", d],
+        ] {
+            let t = std::time::Instant::now();
+            let o = millbase(&args);
+            // `info` lists each table on stdout, errors included.
+            let said = format!("{}{}", stdout(&o), stderr(&o));
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {said}");
+            assert!(
+                said.contains(kind) && said.contains("3-3.mbt"),
+                "{args:?}: {said}"
+            );
+            assert!(t.elapsed() < std::time::Duration::from_secs(20));
+        }
+    }
+    let file = db.join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let f = file.to_str().unwrap();
+    for cmd in [
+        "build", "query", "stats", "check", "info", "verify", "serve", "match",
+    ] {
+        let mut args = vec![cmd, "--rules", "three", "--db", f];
+        match cmd {
+            "query" => args.push("start"),
+            "match" => args.extend(["perfect", "random"]),
+            _ => {}
+        }
+        let o = millbase(&args);
+        assert_eq!(o.status.code(), Some(2), "{cmd}: {}", stderr(&o));
+        assert!(stderr(&o).contains("not a folder"), "{cmd}: {}", stderr(&o));
+    }
+}
+
+/// `stats` checks every field of a cached row: an edited row, or a table
+/// whose block index was zeroed, is not trusted.
+#[test]
+fn stats_does_not_trust_an_edited_cache_or_a_damaged_index() {
+    let db = common::build_db("cli-stats-cache", "standard,stones=4");
+    let d = db.to_str().unwrap();
+    let args = ["stats", "--rules", "standard,stones=4", "--db", d, "--json"];
+    let o = millbase(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cache = db.join("standard").join("stats.json");
+    let text = std::fs::read_to_string(&cache).unwrap();
+    let longest = want["subspaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["subspace"] == "4-4")
+        .unwrap()["longest_win"]
+        .as_u64()
+        .unwrap();
+    // One field of the 4-4 row changed (the counts still add up).
+    let mut cached: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let rows = cached["subspaces"].as_array_mut().unwrap();
+    let row = rows.iter_mut().find(|r| r["subspace"] == "4-4").unwrap();
+    row["longest_win"] = serde_json::json!(longest + 2);
+    std::fs::write(&cache, serde_json::to_string(&cached).unwrap()).unwrap();
+    let o = millbase(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(got, want, "an edited cache row was believed");
+    // A zeroed page of a table's block index.
+    let table = db.join("standard").join("4-4.mbt");
+    let mut bytes = std::fs::read(&table).unwrap();
+    let len = u32::from_le_bytes(bytes[52..56].try_into().unwrap()) as usize;
+    let index_at = 64 + len;
+    bytes[index_at..index_at + 4096].fill(0);
+    std::fs::write(&table, &bytes).unwrap();
+    let o = millbase(&args);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("4-4.mbt") && stderr(&o).contains("block index"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// A stats file that cannot be written leaves no temporary file behind.
+#[test]
+fn a_stats_file_that_cannot_be_written_leaves_nothing_behind() {
+    let db = common::build_db("cli-stats-write", "three");
+    let folder = millbase::table::TableFolder::new(&db, &"three".parse().unwrap());
+    let path = folder.stats_path();
+    std::fs::remove_file(&path).unwrap();
+    // A folder in its place: the rename fails.
+    std::fs::create_dir(&path).unwrap();
+    assert!(folder.write_stats(&[]).is_err());
+    assert!(
+        !path.with_extension("tmp").exists(),
+        "stats.tmp left behind"
+    );
 }

@@ -7,7 +7,7 @@
 
 mod common;
 
-use millbase::table::format::MappedTable;
+use millbase::table::format::TableFile;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -142,7 +142,7 @@ fn a_write_error_is_clear_and_the_rerun_resumes() {
         "no temporary file left: {temporary:?}"
     );
     for (name, _) in &left {
-        let t = MappedTable::open_any(&db.join(name)).unwrap();
+        let t = TableFile::open_any(&db.join(name)).unwrap();
         t.verify().unwrap();
     }
     // The rerun (no limit) finishes with the bytes of an uninterrupted build.
@@ -195,11 +195,11 @@ fn every_flipped_bit_and_every_truncation_is_refused() {
     let large = files.iter().max_by_key(|p| by_size(p)).unwrap().clone();
     for path in [&small, &large] {
         let sound = std::fs::read(path).unwrap();
-        let values = MappedTable::open_any(path).unwrap().decode().unwrap();
+        let values = TableFile::open_any(path).unwrap().decode().unwrap();
         let name = path.file_name().unwrap().to_str().unwrap();
         let check = |bytes: &[u8], what: &str| -> bool {
             std::fs::write(path, bytes).unwrap();
-            let result = MappedTable::open_any(path).and_then(|t| {
+            let result = TableFile::open_any(path).and_then(|t| {
                 t.verify()?;
                 t.decode()
             });
@@ -317,7 +317,7 @@ fn a_header_claiming_huge_blocks_is_refused() {
     b[32..36].copy_from_slice(&(1u32 << 31).to_le_bytes());
     assert!(millbase::table::format::reseal(&mut b));
     std::fs::write(path, &b).unwrap();
-    let Err(e) = MappedTable::open_any(path) else {
+    let Err(e) = TableFile::open_any(path) else {
         panic!("a block of 2^31 slots was accepted");
     };
     let e = e.to_string();

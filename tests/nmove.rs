@@ -375,3 +375,24 @@ fn every_command_under_the_rule() {
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(o.status.success() && j["pure"].is_null(), "{}", text(&o));
 }
+
+/// Completing a line resets the counter under `mill=wins` too, where no
+/// stone is removed: the position after it carries counter 0.
+#[test]
+fn a_move_that_completes_a_line_resets_the_counter_without_a_removal() {
+    let spec = "three,nmove=10";
+    let db = common::shared_db(spec);
+    let rules: Rules = spec.parse().unwrap();
+    let tables = millbase::query::answer::QueryTables::open(db, &rules);
+    // White slides c2-c1 and completes a1-b1-c1; the other moves do not.
+    let probed = tables.probe_text("BB.W.WW./B w 0 0", Some("3")).unwrap();
+    let answer = probed.to_answer(&rules);
+    let mut seen = 0;
+    for m in &answer.moves {
+        let counter = m.after.rsplit(' ').next().unwrap();
+        let want = if m.mv == "c2-c1" { "0" } else { "4" };
+        assert_eq!(counter, want, "{} -> {}", m.mv, m.after);
+        seen += 1;
+    }
+    assert_eq!(seen, 4);
+}

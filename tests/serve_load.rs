@@ -209,3 +209,312 @@ fn a_table_deleted_or_replaced_while_serving_is_a_clean_error() {
     fresh.stop().unwrap();
     server.stop().unwrap();
 }
+
+/// Random moving-phase positions with four stones a side, White to move.
+fn four_four_positions(n: usize, seed: u64) -> Vec<millbase::Position> {
+    let all = millbase::Board::standard().all;
+    let mut rng = common::Rng(seed);
+    (0..n)
+        .map(|_| {
+            let w = rng.points(all, 4);
+            let b = rng.points(all.minus(w), 4);
+            common::moving_position(w.0, b.0)
+        })
+        .collect()
+}
+
+/// A table rewritten in place under a running server (another rule set's
+/// table copied over it, truncated, an identical copy written over it), in
+/// a loop while a client checks every answer against a reference: each
+/// answer is the right value or an error naming the table; the server
+/// neither crashes (a mapped file that shrinks raises SIGBUS) nor answers
+/// from the other file's values.
+#[test]
+fn a_table_rewritten_in_place_while_serving_gives_right_values_or_errors() {
+    let ours = "standard,stones=4,flying=4";
+    let theirs = "standard,stones=4";
+    let db = common::TempDir::new("serve-rewrite-db");
+    let pristine = common::TempDir::new("serve-rewrite-pristine");
+    let other = common::TempDir::new("serve-rewrite-other");
+    common::build_tables(&db, &ours.parse().unwrap(), &["4-4"]);
+    common::build_tables(&pristine, &ours.parse().unwrap(), &["4-4"]);
+    common::build_tables(&other, &theirs.parse().unwrap(), &["4-4"]);
+    let table = db.join("standard,flying=4").join("4-4.mbt");
+    let sound = std::fs::read(&table).unwrap();
+    let foreign = std::fs::read(other.join("standard").join("4-4.mbt")).unwrap();
+    assert_eq!(
+        sound,
+        std::fs::read(pristine.join("standard,flying=4/4-4.mbt")).unwrap()
+    );
+    assert_ne!(sound, foreign);
+
+    let rules: millbase::Rules = ours.parse().unwrap();
+    let reference = millbase::query::answer::QueryTables::open(&pristine, &rules);
+    // A tiny block cache: nearly every probe reads the file.
+    let options = ServeOptions {
+        cache_blocks: 2,
+        ..ServeOptions::new(&db)
+    };
+    let server = spawn(options, "127.0.0.1:0".parse().unwrap()).unwrap();
+    let addr = server.addr;
+    let positions: Vec<(String, serde_json::Value)> = four_four_positions(400, 48)
+        .into_iter()
+        .map(|p| {
+            let text = p.board_string(&rules);
+            let a = reference.probe_text(&text, None).unwrap().to_answer(&rules);
+            (text, serde_json::to_value(a).unwrap())
+        })
+        .collect();
+    let ask = |text: &str| {
+        get(
+            addr,
+            &format!("/api/v1/query?rules={}&position={}", enc(ours), enc(text)),
+        )
+    };
+    // Opened while sound.
+    let r = ask(&positions[0].0);
+    assert_eq!((r.status, r.json()), (200, positions[0].1.clone()));
+
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (stop, table) = (stop.clone(), table.clone());
+        let (sound, foreign) = (sound.clone(), foreign.clone());
+        std::thread::spawn(move || {
+            let mut rounds = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                // Each as `cp` does it: open with truncation, write.
+                std::fs::write(&table, &foreign).unwrap();
+                std::thread::sleep(Duration::from_millis(15));
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&table)
+                    .unwrap();
+                f.set_len(4000).unwrap();
+                drop(f);
+                std::thread::sleep(Duration::from_millis(15));
+                std::fs::write(&table, &sound).unwrap();
+                std::thread::sleep(Duration::from_millis(15));
+                rounds += 1;
+            }
+            rounds
+        })
+    };
+    let (mut right, mut errors) = (0, 0);
+    let started = Instant::now();
+    for (i, (text, want)) in positions.iter().cycle().enumerate() {
+        if i >= 400 && started.elapsed() > Duration::from_secs(4) {
+            break;
+        }
+        let r = ask(text);
+        match r.status {
+            200 => {
+                assert_eq!(&r.json(), want, "a wrong value for {text}");
+                right += 1;
+            }
+            500 => {
+                assert!(r.text().contains("4-4.mbt"), "{}", r.text());
+                errors += 1;
+            }
+            s => panic!("status {s}: {}", r.text()),
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let rounds = writer.join().unwrap();
+    assert!(rounds > 10, "{rounds} rounds of rewriting");
+    // Both kinds of answer were seen: the test exercised the changes.
+    assert!(right > 0 && errors > 0, "{right} right, {errors} errors");
+    // Whole again (identical bytes): the opened table answers rightly or
+    // with an error for blocks that changed while it was open, and the
+    // server still serves everything else.
+    std::fs::write(&table, &sound).unwrap();
+    for (text, want) in positions.iter().take(50) {
+        let r = ask(text);
+        assert!(r.status == 200 || r.status == 500, "{}", r.text());
+        if r.status == 200 {
+            assert_eq!(&r.json(), want);
+        }
+    }
+    assert_eq!(get(addr, "/api/v1/rules").status, 200);
+    server.stop().unwrap();
+}
+
+/// A server whose limits are short, for the connection tests.
+fn quick_server(limits: millbase::serve::Limits) -> millbase::serve::RunningServer {
+    let options = ServeOptions {
+        limits,
+        ..ServeOptions::new(db())
+    };
+    spawn(options, "127.0.0.1:0".parse().unwrap()).unwrap()
+}
+
+/// Reads until the server closes the connection or `wait` passes; returns
+/// the bytes and whether it closed.
+fn read_until_closed(s: &mut TcpStream, wait: Duration) -> (Vec<u8>, bool) {
+    use std::io::Read;
+    s.set_read_timeout(Some(wait)).unwrap();
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return (out, true),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return (out, true),
+            Err(_) => return (out, false),
+        }
+    }
+}
+
+fn status_of(raw: &[u8]) -> Option<u16> {
+    let text = String::from_utf8_lossy(raw);
+    text.strip_prefix("HTTP/1.1 ")?.get(..3)?.parse().ok()
+}
+
+#[test]
+fn a_half_closed_connection_gets_its_answer() {
+    let server = quick_server(Default::default());
+    for target in [
+        "/api/v1/query?rules=three&position=start",
+        "/api/v1/rules",
+        "/",
+    ] {
+        let mut s = TcpStream::connect(server.addr).unwrap();
+        write!(s, "GET {target} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        s.shutdown(std::net::Shutdown::Write).unwrap();
+        let (raw, closed) = read_until_closed(&mut s, Duration::from_secs(10));
+        assert_eq!(
+            status_of(&raw),
+            Some(200),
+            "{target}: {:?}",
+            String::from_utf8_lossy(&raw)
+        );
+        assert!(closed);
+    }
+    server.stop().unwrap();
+}
+
+#[test]
+fn idle_slow_and_silent_connections_are_closed_after_the_head_time() {
+    let limits = millbase::serve::Limits {
+        header_time: Duration::from_secs(1),
+        ..Default::default()
+    };
+    let server = quick_server(limits);
+    let addr = server.addr;
+    // Silent from the start; a partial head; idle after an answer.
+    let mut silent = TcpStream::connect(addr).unwrap();
+    let mut partial = TcpStream::connect(addr).unwrap();
+    partial
+        .write_all(b"GET /api/v1/rules HTTP/1.1\r\nHo")
+        .unwrap();
+    let mut idle = TcpStream::connect(addr).unwrap();
+    idle.write_all(b"GET /api/v1/rules HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let t = Instant::now();
+    for (name, s) in [
+        ("silent", &mut silent),
+        ("partial", &mut partial),
+        ("idle", &mut idle),
+    ] {
+        let (raw, closed) = read_until_closed(s, Duration::from_secs(5));
+        assert!(
+            closed,
+            "{name} connection still open after {:?}",
+            t.elapsed()
+        );
+        if name == "idle" {
+            assert_eq!(status_of(&raw), Some(200));
+        }
+    }
+    assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+    server.stop().unwrap();
+}
+
+#[test]
+fn a_slow_body_gets_408_and_an_oversized_one_413_at_once() {
+    let limits = millbase::serve::Limits {
+        body_time: Duration::from_secs(1),
+        ..Default::default()
+    };
+    let server = quick_server(limits);
+    let addr = server.addr;
+    // Half a body, then nothing.
+    let mut slow = TcpStream::connect(addr).unwrap();
+    slow.write_all(
+        b"POST /api/v1/query?rules=three HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nstart\n",
+    )
+    .unwrap();
+    let (raw, _) = read_until_closed(&mut slow, Duration::from_secs(5));
+    assert_eq!(
+        status_of(&raw),
+        Some(408),
+        "{}",
+        String::from_utf8_lossy(&raw)
+    );
+    // A length over the limit: refused before any of the body is sent.
+    let mut huge = TcpStream::connect(addr).unwrap();
+    let t = Instant::now();
+    huge.write_all(
+        b"POST /api/v1/query?rules=three HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999\r\n\r\n",
+    )
+    .unwrap();
+    let (raw, _) = read_until_closed(&mut huge, Duration::from_secs(5));
+    assert_eq!(
+        status_of(&raw),
+        Some(413),
+        "{}",
+        String::from_utf8_lossy(&raw)
+    );
+    assert!(
+        t.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        t.elapsed()
+    );
+    // A malformed chunked body.
+    let mut bad = TcpStream::connect(addr).unwrap();
+    bad.write_all(
+        b"POST /api/v1/query?rules=three HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nstart\r\n0\r\n\r\n",
+    )
+    .unwrap();
+    let (raw, _) = read_until_closed(&mut bad, Duration::from_secs(5));
+    assert_eq!(
+        status_of(&raw),
+        Some(400),
+        "{}",
+        String::from_utf8_lossy(&raw)
+    );
+    server.stop().unwrap();
+}
+
+#[test]
+fn connections_past_the_cap_wait_and_the_file_limit_is_raised() {
+    let limits = millbase::serve::Limits {
+        connections: 4,
+        header_time: Duration::from_secs(30),
+        ..Default::default()
+    };
+    let server = quick_server(limits);
+    let addr = server.addr;
+    let mut idle: Vec<TcpStream> = (0..4).map(|_| TcpStream::connect(addr).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    // A fifth client is not served while four connections are open...
+    let mut fifth = TcpStream::connect(addr).unwrap();
+    fifth
+        .write_all(b"GET /api/v1/rules HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let (raw, _) = read_until_closed(&mut fifth, Duration::from_secs(1));
+    assert!(raw.is_empty(), "served past the cap");
+    // ... and is, as soon as one closes.
+    idle.pop();
+    let (raw, _) = read_until_closed(&mut fifth, Duration::from_secs(5));
+    assert_eq!(status_of(&raw), Some(200));
+    drop(idle);
+    // The soft open-file limit was raised to the hard one.
+    let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap();
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(fields[3], fields[4], "{line}");
+    server.stop().unwrap();
+}

@@ -3,7 +3,7 @@
 //! checksum is recomputed first, so that the changes reach the decoder.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use millbase::table::format::{MappedTable, reseal};
+use millbase::table::format::{TableFile, reseal};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {
@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let path = std::env::temp_dir().join(format!("millbase-fuzz-{}.mbt", std::process::id()));
     std::fs::write(&path, &bytes).unwrap();
-    if let Ok(t) = MappedTable::open_any(&path) {
+    if let Ok(t) = TableFile::open_any(&path) {
         let _ = t.verify();
         let info = t.info();
         // A whole decode allocates the slots; a real table may be large,

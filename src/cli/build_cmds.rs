@@ -200,6 +200,7 @@ impl Progress for CliProgress {
 
 /// `millbase build`.
 pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
+    super::db_folder(&args.db)?;
     let subspaces = parse_subspaces(&args.subspaces)?;
     super::use_threads(args.threads)?;
     let folder = TableFolder::new(&args.db, rules);
@@ -284,6 +285,7 @@ struct StatsReport {
 
 /// `millbase stats`.
 pub fn stats_cmd(rules: &Rules, args: &StatsArgs) -> Result<(), CliError> {
+    super::db_folder(&args.db)?;
     let folder = TableFolder::new(&args.db, rules);
     let dir = folder.moving_dir();
     let present: Vec<Subspace> = all_subspaces(rules)

@@ -137,9 +137,25 @@ impl CliError {
     }
 }
 
+/// Refuses a `--db` that names something other than a folder (a missing
+/// one is for the command to report or make).
+pub fn db_folder(db: &std::path::Path) -> Result<(), CliError> {
+    match std::fs::metadata(db) {
+        Ok(m) if !m.is_dir() => Err(CliError::input(format!(
+            "--db {}: that is a file, not a folder; give the folder that holds \
+             (or is to hold) the tables",
+            db.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Parses the command line, runs it, and returns the exit status.
 pub fn run() -> i32 {
     let cli = Cli::parse();
+    // Each open table holds a file descriptor; `verify` and `serve` open
+    // hundreds.
+    millbase::table::raise_open_file_limit();
     let result = cli
         .rules
         .parse::<Rules>()

@@ -79,6 +79,7 @@ fn read_starts(file: &PathBuf, rules: &Rules) -> Result<Vec<(Position, u16)>, Cl
 
 /// `millbase match`.
 pub fn match_cmd(rules: &Rules, args: &MatchArgs) -> Result<(), CliError> {
+    super::db_folder(&args.db)?;
     super::use_threads(args.threads)?;
     if args.games == 0 {
         return Err(CliError::input(

@@ -139,6 +139,7 @@ fn batch(tables: &QueryTables, rules: &Rules) -> Result<(), CliError> {
 
 /// `millbase query`.
 pub fn query(rules: &Rules, args: &QueryArgs) -> Result<(), CliError> {
+    super::db_folder(&args.db)?;
     let tables = QueryTables::open(&args.db, rules);
     if args.position == "-" {
         if !args.json {

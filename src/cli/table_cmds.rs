@@ -5,7 +5,7 @@ use clap::Args;
 use millbase::Rules;
 use millbase::index::Subspace;
 use millbase::index::moving_subspaces;
-use millbase::table::{MappedTable, Section};
+use millbase::table::{Section, TableFile};
 use millbase::verify::check::{SubspaceCheck, check_subspaces};
 use std::path::{Path, PathBuf};
 
@@ -71,6 +71,7 @@ fn print_check(r: &SubspaceCheck) {
 
 /// `millbase check`.
 pub fn check_cmd(rules: &Rules, args: &CheckArgs) -> Result<(), CliError> {
+    super::db_folder(&args.db)?;
     super::use_threads(args.threads)?;
     let folder = millbase::TableFolder::new(&args.db, rules);
     let placing = millbase::index::placing_subspaces(rules);
@@ -127,6 +128,7 @@ fn mib(bytes: u64) -> String {
 
 /// `millbase info`.
 pub fn info_cmd(_rules: &Rules, args: &InfoArgs) -> Result<(), CliError> {
+    super::db_folder(&args.db)?;
     let mut folders: Vec<PathBuf> = std::fs::read_dir(&args.db)
         .map_err(|e| CliError {
             code: 1,
@@ -193,7 +195,7 @@ fn info_folder(folder: &Path, files: &[PathBuf]) -> usize {
     );
     for path in files {
         let name = path.file_name().unwrap_or_default().to_string_lossy();
-        let table = match MappedTable::open_any(path) {
+        let table = match TableFile::open_any(path) {
             Ok(t) => t,
             Err(e) => {
                 println!("  {name:<8} DAMAGED: {e}");

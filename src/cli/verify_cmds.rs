@@ -205,6 +205,7 @@ impl VerifyProgress for Printer<'_> {
 
 /// `millbase verify`.
 pub fn verify_cmd(rules: &Rules, args: &VerifyArgs) -> Result<(), CliError> {
+    super::db_folder(&args.db)?;
     super::use_threads(args.threads)?;
     // Searches read many scattered blocks again and again: keep up to
     // 1 GiB of decompressed win/draw/loss blocks.

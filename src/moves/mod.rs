@@ -72,10 +72,17 @@ pub fn most_removals(rules: &Rules) -> u8 {
     removals_earned(rules, mills) as u8
 }
 
-/// The N-move counter after `mv` from `pos` at `counter`: reset by a mill
+/// The N-move counter after `mv` from `pos` at `counter`: reset by a move
+/// that closes a mill (with a removal, or under `mill=wins` without one)
 /// and during the placing phase, else one more (`docs/RULES.md` section 5).
-pub fn next_counter(pos: &Position, mv: &Move, counter: u16) -> u16 {
-    if !pos.is_moving_phase() || !mv.removed.is_empty() {
+pub fn next_counter(board: &Board, pos: &Position, mv: &Move, counter: u16) -> u16 {
+    let mine = pos.stones[pos.to_move];
+    let after = match mv.from {
+        Some(from) => mine.without(from),
+        None => mine,
+    }
+    .with(mv.to);
+    if !pos.is_moving_phase() || !mv.removed.is_empty() || board.mills_through(mv.to, after) > 0 {
         0
     } else {
         counter + 1

@@ -143,7 +143,7 @@ fn play_game(
         };
         debug_assert!(moves.contains(&mv));
         if rules.nmove.is_some() {
-            counter = next_counter(&pos, &mv, counter);
+            counter = next_counter(rules.board(), &pos, &mv, counter);
         }
         pos = pos.play(&mv);
         plies += 1;

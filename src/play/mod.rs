@@ -165,7 +165,7 @@ impl Player {
                 let ranked = practical::practical_moves(need()?, pos, counter)?;
                 let next = |mv: &Move| {
                     let c = match self.rules.nmove {
-                        Some(_) => crate::moves::next_counter(pos, mv, counter),
+                        Some(_) => crate::moves::next_counter(self.rules.board(), pos, mv, counter),
                         None => 0,
                     };
                     (pos.play(mv), c)

@@ -95,7 +95,7 @@ pub fn practical_moves(
             }
             let child = pos.play(&m.mv);
             let next = match rules.nmove {
-                Some(_) => next_counter(pos, &m.mv, counter),
+                Some(_) => next_counter(rules.board(), pos, &m.mv, counter),
                 None => 0,
             };
             if rules.nmove.is_some_and(|n| next >= n) {

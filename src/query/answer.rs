@@ -215,9 +215,17 @@ impl QueryTables {
     /// Opens the tables of `rules` under `db` (and the pure game's under
     /// the N-move rule); nothing is read yet.
     pub fn open(db: &Path, rules: &Rules) -> QueryTables {
+        QueryTables::with_cache(db, rules, crate::query::DEFAULT_CACHE_BLOCKS)
+    }
+
+    /// Like [`QueryTables::open`], each table set keeping at most `blocks`
+    /// decompressed blocks.
+    pub fn with_cache(db: &Path, rules: &Rules, blocks: usize) -> QueryTables {
         QueryTables {
-            tables: TableSet::open(db, rules),
-            pure: rules.nmove.map(|_| TableSet::open(db, &rules.pure())),
+            tables: TableSet::with_cache(db, rules, blocks),
+            pure: rules
+                .nmove
+                .map(|_| TableSet::with_cache(db, &rules.pure(), blocks)),
         }
     }
 
@@ -285,7 +293,7 @@ impl QueryTables {
             let Some(best) = here.moves.first() else {
                 break;
             };
-            let counter = next_counter(&here.input.position, &best.mv, here.counter);
+            let counter = next_counter(rules.board(), &here.input.position, &best.mv, here.counter);
             let input = PositionInput {
                 position: here.input.position.play(&best.mv),
                 moves: Vec::new(),
@@ -330,7 +338,7 @@ impl Probed {
     /// The JSON object of one of this position's moves.
     pub fn move_answer(&self, rules: &Rules, m: &MoveValue) -> MoveAnswer {
         let input = &self.input;
-        let counter = next_counter(&input.position, &m.mv, self.counter);
+        let counter = next_counter(rules.board(), &input.position, &m.mv, self.counter);
         MoveAnswer {
             mv: format_move(rules.board(), &m.mv, input.notation),
             value: m.value.name().into(),
@@ -387,7 +395,7 @@ impl QueryTables {
                 )))
             })?;
             game.played.push(here.move_answer(&rules, listed));
-            let counter = next_counter(&here.input.position, &mv, here.counter);
+            let counter = next_counter(rules.board(), &here.input.position, &mv, here.counter);
             let next = PositionInput {
                 position: here.input.position.play(&mv),
                 moves: Vec::new(),

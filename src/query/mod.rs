@@ -1,7 +1,7 @@
 //! Reading values of positions from the tables: the library API.
 //!
 //! Open a table folder once with [`TableSet::open`], then probe from as
-//! many threads as you like: tables are memory-mapped on first use and
+//! many threads as you like: tables are opened on first use and
 //! decompressed blocks are kept in a bounded cache shared by all threads.
 //!
 //! ```no_run
@@ -21,7 +21,7 @@ use crate::position::Position;
 use crate::rules::Rules;
 use crate::solve::value::{Encoding, Value, best_first};
 use crate::table::{
-    CodeLayout, FieldCode, Halves, MappedTable, TableError, TableFolder, Wdl, WdlBlock,
+    CodeLayout, FieldCode, Halves, TableError, TableFile, TableFolder, Wdl, WdlBlock,
 };
 use std::collections::HashMap;
 use std::path::Path;
@@ -120,15 +120,20 @@ impl<B> BlockCache<B> {
     }
 }
 
-/// A rule set's table folder, opened once; tables are mapped on first use.
+/// A rule set's table folder, opened once; tables are opened on first use.
+///
+/// An opened table stays the file it was when it was opened: a table
+/// replaced under it (renamed over) is still read from the old file, and
+/// one rewritten in place gives errors naming it, never its new values
+/// (see [`TableFile`]). A new `TableSet` reads the replaced tables.
 /// Safe to share between threads.
 pub struct TableSet {
     folder: TableFolder,
     rules: Rules,
     indexer: &'static Indexer,
-    /// Tables mapped so far, by table number (see [`TableSet::number`]):
+    /// Tables opened so far, by table number (see [`TableSet::number`]):
     /// reading one is a single atomic load, so threads do not contend.
-    tables: Vec<OnceLock<MappedTable>>,
+    tables: Vec<OnceLock<TableFile>>,
     /// Win/draw/loss blocks, each with its code block once a probe of a
     /// decisive slot of layout 2 has needed it.
     wdl_cache: BlockCache<(WdlBlock, Option<Halves>)>,
@@ -212,15 +217,15 @@ impl TableSet {
     }
 
     /// The table of subspace `s` with its number (see [`TableSet::number`]),
-    /// mapped on first use. A table that fails to open is not remembered:
+    /// opened on first use. A table that fails to open is not remembered:
     /// the next probe tries again and reports the error again.
-    fn table(&self, s: Subspace, number: usize) -> Result<&MappedTable, ProbeError> {
+    fn table(&self, s: Subspace, number: usize) -> Result<&TableFile, ProbeError> {
         let cell = &self.tables[number];
         if let Some(t) = cell.get() {
             return Ok(t);
         }
         let t = self.folder.open(s)?;
-        // Another thread may have mapped it meanwhile: either copy will do.
+        // Another thread may have opened it meanwhile: either copy will do.
         let _ = cell.set(t);
         Ok(cell.get().expect("set above"))
     }
@@ -269,7 +274,7 @@ impl TableSet {
 
     /// The code of `slot`, from its (cached) decompressed blocks. In
     /// layout 2 the win/draw/loss block comes first: a draw needs no more.
-    fn code(&self, table: &MappedTable, s: Subspace, slot: u64) -> Result<u16, ProbeError> {
+    fn code(&self, table: &TableFile, s: Subspace, slot: u64) -> Result<u16, ProbeError> {
         let block = (slot / table.block_slots()) as u32;
         let i = table.in_block(slot);
         let key = (s, block);
@@ -300,7 +305,7 @@ impl TableSet {
 
     /// The win/draw/loss of `slot`, from its (cached) decompressed
     /// win/draw/loss block.
-    fn wdl(&self, table: &MappedTable, s: Subspace, slot: u64) -> Result<Option<Wdl>, ProbeError> {
+    fn wdl(&self, table: &TableFile, s: Subspace, slot: u64) -> Result<Option<Wdl>, ProbeError> {
         let block = (slot / table.block_slots()) as u32;
         let i = table.in_block(slot);
         Ok(self.wdl_cache.with_block(
@@ -385,7 +390,7 @@ impl TableSet {
             .into_iter()
             .map(|mv| {
                 let child = pos.play(&mv);
-                let next = crate::moves::next_counter(pos, &mv, counter);
+                let next = crate::moves::next_counter(self.rules.board(), pos, &mv, counter);
                 let value = if next >= n {
                     crate::moves::legal_moves(&child, &self.rules, &mut replies);
                     if replies.is_empty() {

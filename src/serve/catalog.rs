@@ -10,7 +10,7 @@ use crate::geometry::Board;
 use crate::index::moving_subspaces;
 use crate::index::placing_subspaces;
 use crate::rules::Rules;
-use crate::table::{MappedTable, TableFolder};
+use crate::table::{TableFile, TableFolder};
 use serde::Serialize;
 use std::path::Path;
 
@@ -212,7 +212,7 @@ fn folder_rules(dir: &Path) -> Option<Rules> {
         .collect();
     files.sort();
     files.iter().find_map(|f| {
-        let t = MappedTable::open_any(f).ok()?;
+        let t = TableFile::open_any(f).ok()?;
         let r = Rules::parse_family(&t.info().rules).ok()?;
         Some(r.family_rules())
     })

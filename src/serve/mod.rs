@@ -28,7 +28,7 @@ use crate::query::answer::{Answer, QueryError, QueryTables};
 use crate::rules::Rules;
 use crate::table::{PliesCounts, SubspaceStats, TableError, TableFolder};
 use axum::Router;
-use axum::body::{Body, to_bytes};
+use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
@@ -57,6 +57,18 @@ pub struct Limits {
     pub request_time: Duration,
     /// Time for the statistics of a rule set (every table is read once).
     pub stats_time: Duration,
+    /// Time for a request's head, from the first byte of a request (or the
+    /// end of the previous answer on a kept-alive connection) to its last
+    /// header: a connection that sends no whole head in time is closed, so
+    /// it is also how long an idle connection is kept.
+    pub header_time: Duration,
+    /// Time for a request's body once its head is in: 408 past it.
+    pub body_time: Duration,
+    /// Connections open at once, at most; past it new ones wait in the
+    /// listen queue until one closes. The server lowers it to half its
+    /// file-descriptor limit (raised to the hard limit where allowed), so
+    /// that tables can still be opened.
+    pub connections: usize,
 }
 
 impl Default for Limits {
@@ -68,6 +80,9 @@ impl Default for Limits {
             line_plies: 400,
             request_time: Duration::from_secs(10),
             stats_time: Duration::from_secs(300),
+            header_time: Duration::from_secs(10),
+            body_time: Duration::from_secs(30),
+            connections: 1024,
         }
     }
 }
@@ -81,6 +96,8 @@ pub struct ServeOptions {
     pub cors: Option<String>,
     /// Request limits.
     pub limits: Limits,
+    /// Decompressed blocks each rule set's tables keep in their cache.
+    pub cache_blocks: usize,
 }
 
 impl ServeOptions {
@@ -90,6 +107,7 @@ impl ServeOptions {
             db: db.to_path_buf(),
             cors: None,
             limits: Limits::default(),
+            cache_blocks: crate::query::DEFAULT_CACHE_BLOCKS,
         }
     }
 }
@@ -411,7 +429,11 @@ impl AppState {
                 ),
             ));
         }
-        let t = Arc::new(QueryTables::open(&self.options.db, &rules));
+        let t = Arc::new(QueryTables::with_cache(
+            &self.options.db,
+            &rules,
+            self.options.cache_blocks,
+        ));
         let mut open = self.tables.lock().unwrap_or_else(|e| e.into_inner());
         if open.len() >= OPEN_RULE_SETS
             && let Some(k) = open.keys().next().cloned()
@@ -455,7 +477,11 @@ impl AppState {
         limit: Duration,
         f: impl FnOnce(Instant) -> Result<T, ApiError> + Send + 'static,
     ) -> Result<T, ApiError> {
-        let deadline = Instant::now() + limit;
+        // A limit set beyond any clock (by a library caller) never ends.
+        let now = Instant::now();
+        let deadline = now
+            .checked_add(limit)
+            .unwrap_or(now + Duration::from_secs(1 << 32));
         let jobs = self.jobs.clone();
         let run = async move {
             let permit = jobs
@@ -536,6 +562,57 @@ async fn query_handler(State(s): State<Arc<AppState>>, RawQuery(raw): RawQuery) 
     reply(result)
 }
 
+/// Reads a request body within the limits: 413 at once when the declared
+/// length is over the limit (before a byte of it is read) or as soon as
+/// the bytes received pass it, 400 for a body that is not well formed
+/// (a broken chunked encoding, a connection closed early), 408 when it
+/// takes longer than the body time.
+async fn read_body(
+    headers: &axum::http::HeaderMap,
+    body: Body,
+    limits: &Limits,
+) -> Result<Vec<u8>, ApiError> {
+    use http_body_util::BodyExt;
+    let too_large = || {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("request body over {} bytes", limits.body_bytes),
+        )
+    };
+    if let Some(len) = headers.get(header::CONTENT_LENGTH) {
+        match len.to_str().ok().and_then(|l| l.parse::<u64>().ok()) {
+            Some(n) if n > limits.body_bytes as u64 => return Err(too_large()),
+            Some(_) => {}
+            None => return Err(ApiError::bad("Content-Length is not a number")),
+        }
+    }
+    let read = async {
+        let mut body = body;
+        let mut out = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let frame =
+                frame.map_err(|e| ApiError::bad(format!("the request body is malformed: {e}")))?;
+            if let Ok(data) = frame.into_data() {
+                if out.len() + data.len() > limits.body_bytes {
+                    return Err(too_large());
+                }
+                out.extend_from_slice(&data);
+            }
+        }
+        Ok(out)
+    };
+    match tokio::time::timeout(limits.body_time, read).await {
+        Ok(r) => r,
+        Err(_) => Err(ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the request body took longer than {} s to arrive",
+                limits.body_time.as_secs_f64()
+            ),
+        )),
+    }
+}
+
 /// One line's answer in a batch: the answer, or the error for that line.
 #[derive(Serialize)]
 #[serde(untagged)]
@@ -547,6 +624,7 @@ enum BatchItem {
 async fn batch_handler(
     State(s): State<Arc<AppState>>,
     RawQuery(raw): RawQuery,
+    headers: axum::http::HeaderMap,
     body: Body,
 ) -> Response {
     let p = match params(raw) {
@@ -558,17 +636,11 @@ async fn batch_handler(
         Err(e) => return e.into_response(),
     };
     let limits = s.options.limits.clone();
-    let bytes = match to_bytes(body, limits.body_bytes).await {
+    let bytes = match read_body(&headers, body, &limits).await {
         Ok(b) => b,
-        Err(_) => {
-            return ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("request body over {} bytes", limits.body_bytes),
-            )
-            .into_response();
-        }
+        Err(e) => return e.into_response(),
     };
-    let Ok(text) = String::from_utf8(bytes.to_vec()) else {
+    let Ok(text) = String::from_utf8(bytes) else {
         return ApiError::bad("request body is not UTF-8").into_response();
     };
     let lines: Vec<String> = text
@@ -805,21 +877,82 @@ impl Drop for RunningServer {
 /// Serves an already bound listener on a new multi-threaded runtime (made
 /// on the calling thread, so this works beside another runtime too) until
 /// `shutdown` resolves.
+///
+/// Each connection is served by hyper's HTTP/1 server with the head time
+/// limit (which also closes idle kept-alive connections) and half-closed
+/// connections answered; at most [`Limits::connections`] are open at once.
 fn run(
     listener: std::net::TcpListener,
     router: Router,
+    limits: &Limits,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
     listener.set_nonblocking(true)?;
+    let connections = connection_cap(limits.connections);
+    let header_time = limits.header_time;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)?;
-        axum::serve(listener, router)
-            .with_graceful_shutdown(shutdown)
-            .await
+        let permits = Arc::new(tokio::sync::Semaphore::new(connections));
+        let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+        let mut builder = hyper::server::conn::http1::Builder::new();
+        builder
+            .timer(TokioTimer::new())
+            .header_read_timeout(header_time)
+            .half_close(true);
+        tokio::pin!(shutdown);
+        loop {
+            // A connection slot first: past the cap, clients wait in the
+            // listen queue rather than being accepted and starved.
+            let permit = tokio::select! {
+                p = permits.clone().acquire_owned() => p.expect("never closed"),
+                _ = &mut shutdown => break,
+            };
+            let stream = tokio::select! {
+                r = listener.accept() => match r {
+                    Ok((stream, _)) => stream,
+                    Err(e) => {
+                        // Out of file descriptors or memory: wait, don't spin.
+                        if !matches!(
+                            e.kind(),
+                            std::io::ErrorKind::ConnectionAborted
+                                | std::io::ErrorKind::ConnectionReset
+                                | std::io::ErrorKind::Interrupted
+                        ) {
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                        }
+                        continue;
+                    }
+                },
+                _ = &mut shutdown => break,
+            };
+            let _ = stream.set_nodelay(true);
+            let service = hyper_util::service::TowerToHyperService::new(router.clone());
+            let conn = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+            tokio::spawn(async move {
+                let _ = conn.await;
+                drop(permit);
+            });
+        }
+        // Idle connections close now; busy ones get a moment to answer.
+        tokio::select! {
+            _ = graceful.shutdown() => {}
+            _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+        }
+        Ok(())
     })
+}
+
+/// The connection cap: `wanted`, but at most half the open-file limit
+/// (raised first to its hard limit where allowed), keeping the other half
+/// for tables and the rest of the process.
+fn connection_cap(wanted: usize) -> usize {
+    let files = crate::table::raise_open_file_limit();
+    let half = usize::try_from(files / 2).unwrap_or(usize::MAX);
+    wanted.min(half).max(1)
 }
 
 /// Binds `addr` (port 0: any free port) and serves on a thread of its own
@@ -830,7 +963,8 @@ pub fn spawn(options: ServeOptions, addr: SocketAddr) -> std::io::Result<Running
     let addr = listener.local_addr()?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let thread = std::thread::spawn(move || {
-        run(listener, router(options), async {
+        let limits = options.limits.clone();
+        run(listener, router(options), &limits, async {
             let _ = rx.await;
         })
     });
@@ -851,7 +985,8 @@ pub fn serve_until_interrupted(
     let listener = std::net::TcpListener::bind(addr)?;
     let catalog = Catalog::scan(&options.db);
     ready(listener.local_addr()?, &catalog);
-    run(listener, router_with(options, catalog), async {
+    let limits = options.limits.clone();
+    run(listener, router_with(options, catalog), &limits, async {
         let _ = tokio::signal::ctrl_c().await;
     })
 }

@@ -16,7 +16,7 @@
 //! are `<subspace>.mbt` (`4-3.mbt`, `8-7-1-2.mbt`), and `stats.json` lists
 //! the moving-phase tables.
 
-use super::{MappedTable, StatsFile, SubspaceStats, Table, TableError};
+use super::{StatsFile, SubspaceStats, Table, TableError, TableFile};
 use crate::index::{Indexer, Subspace};
 use crate::rules::Rules;
 use std::path::{Path, PathBuf};
@@ -94,9 +94,9 @@ impl TableFolder {
             .slots()
     }
 
-    /// Opens a table through a memory map, checking its header only.
-    pub fn open(&self, s: Subspace) -> Result<MappedTable, TableError> {
-        MappedTable::open(&self.path(s), &self.table_rules(s), s, self.slots(s))
+    /// Opens a table, checking its header and block index.
+    pub fn open(&self, s: Subspace) -> Result<TableFile, TableError> {
+        TableFile::open(&self.path(s), &self.table_rules(s), s, self.slots(s))
     }
 
     /// Reads and decodes a table, checking every block.
@@ -185,24 +185,23 @@ impl TableFolder {
             rules: String::new(),
             subspaces: Vec::new(),
             checksums: Vec::new(),
+            seals: Vec::new(),
         });
         let mut rows = Vec::new();
         let mut sums = Vec::new();
         for &s in subs {
             let name = s.to_string();
+            // Opening checks the header and the block index against the
+            // file checksum, so a damaged index is found here too.
             let sum = self.open(s)?.info().file_checksum;
             let known = fresh
                 .iter()
                 .find(|r| r.subspace == name)
                 .cloned()
                 .or_else(|| {
-                    file.subspaces
-                        .iter()
-                        .zip(&file.checksums)
-                        .find(|(r, c)| {
-                            r.subspace == name && **c == sum && s.is_moving() && r.adds_up()
-                        })
-                        .map(|(r, _)| r.clone())
+                    s.is_moving()
+                        .then(|| file.sealed_row(&name, sum).cloned())
+                        .flatten()
                 });
             rows.push(match known {
                 Some(r) => r,
@@ -222,19 +221,29 @@ impl TableFolder {
             .filter(|&s| self.exists(s))
             .collect();
         let (rows, checksums) = self.rows_of(&present, fresh, self.read_stats_file())?;
+        let seals = rows
+            .iter()
+            .zip(&checksums)
+            .map(|(r, &c)| StatsFile::seal(r, c))
+            .collect();
         let file = StatsFile {
             rules: moving.canonical(),
             subspaces: rows,
             checksums,
+            seals,
         };
         let path = self.stats_path();
         let tmp = path.with_extension("tmp");
-        std::fs::write(
+        let written = std::fs::write(
             &tmp,
             serde_json::to_string_pretty(&file).expect("serialisable"),
         )
-        .and_then(|_| std::fs::rename(&tmp, &path))
-        .map_err(|e| TableError::Io(path, e))?;
+        .and_then(|_| std::fs::rename(&tmp, &path));
+        if let Err(e) = written {
+            // A full disk leaves no partial file behind.
+            let _ = std::fs::remove_file(&tmp);
+            return Err(TableError::Io(path, e));
+        }
         Ok(file.subspaces)
     }
 }

@@ -1,17 +1,16 @@
-//! Table file format version 3: compressed blocks, read through a memory map.
+//! Table file format version 3: compressed blocks, read on demand.
 //!
 //! The format (header fields, byte order, blocks, value codes, checksums,
 //! what a reader refuses) is written down once, in `docs/FORMAT.md`; this
 //! module is its implementation. Every reader refuses what it does not
-//! understand: it checks the header, the rules, the checksum and the file
-//! length when it opens a table, each block's checksum before it
-//! decompresses it, and the file checksum in [`MappedTable::verify`].
+//! understand: it checks the header, the rules, the checksums, the block
+//! index and the file length when it opens a table, and each block's
+//! checksum (as the index had it at open) before it decompresses it.
 
 use super::{Table, TableError, code_at};
 use crate::index::Subspace;
 use crate::rules::Rules;
 use crate::solve::value::{DRAW, Encoding, UNUSED, Value};
-use memmap2::Mmap;
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::fs;
@@ -409,61 +408,169 @@ pub struct TableInfo {
     pub layout: CodeLayout,
 }
 
-/// A table file opened through a memory map; blocks are checked and
+/// A table file, opened: its header and block index are read into memory
+/// and checked once; blocks are read from the file with positioned reads
+/// (`pread`), checked against the index as it was at open, and
 /// decompressed on demand.
-pub struct MappedTable {
+///
+/// Blocks are not read through a memory map: a mapped file that another
+/// process truncates kills the reader with `SIGBUS`, and one rewritten in
+/// place would be read as found. Read this way, a table is the file it was
+/// when it was opened, or an error naming the file: another file's bytes
+/// fail the block checksums kept from the open, and a shorter file ends a
+/// read early.
+pub struct TableFile {
     path: PathBuf,
-    map: Mmap,
+    file: fs::File,
     info: TableInfo,
-    index_at: usize,
-    data_at: usize,
+    /// The block index as read at open: `info.blocks` win/draw/loss
+    /// entries, then as many code entries.
+    index: Box<[BlockEntry]>,
+    data_at: u64,
+    /// The file's length at open.
+    len: u64,
+}
+
+/// One entry of the block index.
+#[derive(Clone, Copy, Debug)]
+struct BlockEntry {
+    offset: u64,
+    len: u32,
+    sum: u64,
 }
 
 thread_local! {
     static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
         const { RefCell::new(None) };
+    /// The compressed bytes of the block being read.
+    static READ_BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-impl MappedTable {
-    /// Opens any table file and checks its header, without asking which
-    /// rules or subspace it is for.
-    pub fn open_any(path: &Path) -> Result<MappedTable, TableError> {
-        let file = match fs::File::open(path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(TableError::Missing(path.to_path_buf()));
+/// Reads exactly `buf.len()` bytes at `offset`.
+fn read_at(file: &fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::FileExt;
+        let mut done = 0;
+        while done < buf.len() {
+            match file.seek_read(&mut buf[done..], offset + done as u64)? {
+                0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                n => done += n,
             }
-            Err(e) => return Err(TableError::Io(path.to_path_buf(), e)),
-        };
-        // SAFETY: table files are written once under a temporary name and
-        // renamed; nothing writes them afterwards. Should another process
-        // change the file anyway, every byte read is checked (header and
-        // block checksums) before it is believed.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::Io(path.to_path_buf(), e))?;
+        }
+        Ok(())
+    }
+}
+
+/// What kind of file system object `t` is, for a message refusing it.
+fn kind_of(t: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    if t.is_dir() {
+        "a folder"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Opens `path` for reading if it is a regular file. A FIFO is refused
+/// before it is opened (opening one waits for a writer), and the opened
+/// file is checked again (the name may have changed hands in between).
+fn open_regular(path: &Path) -> Result<fs::File, TableError> {
+    let meta = match fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(TableError::Missing(path.to_path_buf()));
+        }
+        Err(e) => return Err(TableError::Io(path.to_path_buf(), e)),
+    };
+    let not_a_file = |t: fs::FileType| TableError::NotAFile(path.to_path_buf(), kind_of(t));
+    if !meta.is_file() {
+        return Err(not_a_file(meta.file_type()));
+    }
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Never wait in `open`, whatever the name has become meanwhile.
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = match options.open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(TableError::Missing(path.to_path_buf()));
+        }
+        Err(e) => return Err(TableError::Io(path.to_path_buf(), e)),
+    };
+    let meta = file
+        .metadata()
+        .map_err(|e| TableError::Io(path.to_path_buf(), e))?;
+    if !meta.is_file() {
+        return Err(not_a_file(meta.file_type()));
+    }
+    Ok(file)
+}
+
+impl TableFile {
+    /// Opens any table file and checks its header and block index, without
+    /// asking which rules or subspace it is for.
+    pub fn open_any(path: &Path) -> Result<TableFile, TableError> {
+        let file = open_regular(path)?;
+        let io = |e| TableError::Io(path.to_path_buf(), e);
         let corrupt = |why: String| TableError::Corrupt(path.to_path_buf(), why);
-        let b = &map[..];
+        let file_len = file.metadata().map_err(io)?.len();
+        // The fixed fields, the rule text and its checksum first; then the
+        // index, whose length the header gives.
+        let mut b = vec![0u8; file_len.min(56) as usize];
+        let read = |b: &mut [u8], at: u64| match read_at(&file, b, at) {
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                Err(corrupt("the file ended while its header was read".into()))
+            }
+            r => r.map_err(io),
+        };
+        read(&mut b, 0)?;
         if b.len() < 12 || &b[..8] != MAGIC {
             return Err(corrupt(
                 "not a millbase table (bad magic or too short)".into(),
             ));
         }
-        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
-        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
-        let version = u32_at(8);
+        let u32_at = |b: &[u8], i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
+        let u64_at = |b: &[u8], i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+        let version = u32_at(&b, 8);
         if version != FORMAT_VERSION && version != 2 {
             return Err(corrupt(format!(
                 "format version {version}, this millbase reads versions 2 and {FORMAT_VERSION}"
             )));
         }
         let fixed = fixed_len(version);
-        if b.len() < fixed + 8 {
+        if (b.len() as u64) < fixed as u64 || file_len < fixed as u64 + 8 {
             return Err(corrupt("truncated header".into()));
         }
-        let len = u32_at(fixed - 4) as usize;
-        if b.len() < fixed + len + 8 {
+        let len = u32_at(&b, fixed - 4) as u64;
+        if file_len < fixed as u64 + len + 8 {
             return Err(corrupt("truncated header".into()));
         }
-        if xxh3_64(&b[..fixed + len]) != u64_at(fixed + len) {
+        let (fixed, len) = (fixed, len as usize);
+        b.resize(fixed + len + 8, 0);
+        read(&mut b[fixed..], fixed as u64)?;
+        if xxh3_64(&b[..fixed + len]) != u64_at(&b, fixed + len) {
             return Err(corrupt("header checksum mismatch".into()));
         }
         let layout = match (version, b[48], b[49]) {
@@ -483,7 +590,7 @@ impl MappedTable {
                 them_hand: b[19],
             },
             rules: String::from_utf8_lossy(&b[fixed..fixed + len]).into_owned(),
-            slots: u64_at(24),
+            slots: u64_at(&b, 24),
             width: b[20],
             encoding: match (b[21], u16::from_le_bytes([b[22], b[23]])) {
                 (1, 0) => Encoding::Plies,
@@ -495,9 +602,9 @@ impl MappedTable {
                     )));
                 }
             },
-            block_slots: u32_at(32),
-            blocks: u32_at(36),
-            file_checksum: u64_at(40),
+            block_slots: u32_at(&b, 32),
+            blocks: u32_at(&b, 36),
+            file_checksum: u64_at(&b, 40),
             version,
             layout,
         };
@@ -515,31 +622,47 @@ impl MappedTable {
         {
             return Err(corrupt("block count does not match the slot count".into()));
         }
-        let index_at = fixed + len + 8;
-        let data_at = index_at + 2 * info.blocks as usize * ENTRY;
-        if u32_at(12) as usize != data_at || b.len() < data_at {
+        let index_at = (fixed + len + 8) as u64;
+        let data_at = index_at + 2 * info.blocks as u64 * ENTRY as u64;
+        // Checked against the file's length before the index is allocated.
+        if u32_at(&b, 12) as u64 != data_at || file_len < data_at {
             return Err(corrupt("truncated block index".into()));
         }
-        let table = MappedTable {
-            path: path.to_path_buf(),
-            map,
-            info,
-            index_at,
-            data_at,
-        };
+        let mut raw = vec![0u8; (data_at - index_at) as usize];
+        read(&mut raw, index_at)?;
+        let index: Box<[BlockEntry]> = raw
+            .chunks_exact(ENTRY)
+            .map(|e| BlockEntry {
+                offset: u64_at(e, 0),
+                len: u32_at(e, 8),
+                sum: u64_at(e, 16),
+            })
+            .collect();
+        // The header's file checksum covers the index's block checksums: a
+        // damaged index is found here, not at the first probe of a block.
+        if file_checksum(&index.iter().map(|e| e.sum).collect::<Vec<_>>()) != info.file_checksum {
+            return Err(corrupt(
+                "the block index does not match the header's file checksum".into(),
+            ));
+        }
         // The blocks run back to back to the end of the file: a shorter or
         // longer file is damaged.
-        if table.info.blocks > 0 {
-            let (off, n, _) = table.entry(Section::Codes, table.info.blocks - 1);
-            if off.checked_add(n as u64) != Some(table.map.len() as u64) {
-                return Err(corrupt(format!(
-                    "the file is {} bytes, its last block ends at {}",
-                    table.map.len(),
-                    off.saturating_add(n as u64)
-                )));
-            }
+        if let Some(last) = index.last()
+            && last.offset.checked_add(last.len as u64) != Some(file_len)
+        {
+            return Err(corrupt(format!(
+                "the file is {file_len} bytes, its last block ends at {}",
+                last.offset.saturating_add(last.len as u64)
+            )));
         }
-        Ok(table)
+        Ok(TableFile {
+            path: path.to_path_buf(),
+            file,
+            info,
+            index,
+            data_at,
+            len: file_len,
+        })
     }
 
     /// Opens the table of `subspace` for `rules` with `slots` slots,
@@ -549,8 +672,8 @@ impl MappedTable {
         rules: &Rules,
         subspace: Subspace,
         slots: u64,
-    ) -> Result<MappedTable, TableError> {
-        let t = MappedTable::open_any(path)?;
+    ) -> Result<TableFile, TableError> {
+        let t = TableFile::open_any(path)?;
         let mismatch = |why: String| TableError::Mismatch(path.to_path_buf(), why);
         if !rules.takes_tables_of(&t.info.rules) {
             return Err(mismatch(format!(
@@ -593,13 +716,13 @@ impl MappedTable {
 
     /// Size of the file in bytes.
     pub fn file_bytes(&self) -> u64 {
-        self.map.len() as u64
+        self.len
     }
 
     /// Compressed bytes of one section.
     pub fn section_bytes(&self, section: Section) -> u64 {
         (0..self.info.blocks)
-            .map(|i| self.entry(section, i).1 as u64)
+            .map(|i| self.entry(section, i).len as u64)
             .sum()
     }
 
@@ -608,28 +731,58 @@ impl MappedTable {
         self.info.block_slots as u64
     }
 
-    fn entry(&self, section: Section, block: u32) -> (u64, u32, u64) {
-        let i =
-            self.index_at + (section as usize * self.info.blocks as usize + block as usize) * ENTRY;
-        let e = &self.map[i..i + ENTRY];
-        (
-            u64::from_le_bytes(e[..8].try_into().unwrap()),
-            u32::from_le_bytes(e[8..12].try_into().unwrap()),
-            u64::from_le_bytes(e[16..24].try_into().unwrap()),
-        )
+    fn entry(&self, section: Section, block: u32) -> BlockEntry {
+        self.index[section as usize * self.info.blocks as usize + block as usize]
     }
 
-    fn block_bytes(&self, section: Section, block: u32) -> Result<&[u8], TableError> {
-        let (off, n, sum) = self.entry(section, block);
-        let end = off.saturating_add(n as u64);
-        if off < self.data_at as u64 || end > self.map.len() as u64 {
+    /// Reads one block's compressed bytes and checks them against the
+    /// checksum the index had at open, then hands them to `f`.
+    fn with_block_bytes<R>(
+        &self,
+        section: Section,
+        block: u32,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R, TableError> {
+        if block >= self.info.blocks {
+            return Err(self.block_error(section, block, "does not exist"));
+        }
+        let e = self.entry(section, block);
+        let end = e.offset.saturating_add(e.len as u64);
+        // A block never compresses to much more than its raw size; a
+        // damaged length must not make a reader allocate the whole file.
+        let most = 4 * self.info.block_slots as u64 + 4096;
+        if e.offset < self.data_at || end > self.len || e.len as u64 > most {
             return Err(self.block_error(section, block, "points outside the file"));
         }
-        let bytes = &self.map[off as usize..end as usize];
-        if xxh3_64(bytes) != sum {
-            return Err(self.block_error(section, block, "fails its checksum"));
-        }
-        Ok(bytes)
+        READ_BUFFER.with(|buf| {
+            let mut buf = buf.borrow_mut();
+            buf.resize(e.len as usize, 0);
+            match read_at(&self.file, &mut buf, e.offset) {
+                Ok(()) => {}
+                Err(err) if err.kind() == std::io::ErrorKind::UnexpectedEof => {
+                    return Err(self.block_error(
+                        section,
+                        block,
+                        &format!(
+                            "lies past the end of the file, which was {} bytes when it was \
+                             opened: it was truncated or rewritten since (a table replaced \
+                             while open is read after a restart)",
+                            self.len
+                        ),
+                    ));
+                }
+                Err(err) => return Err(TableError::Io(self.path.clone(), err)),
+            }
+            if xxh3_64(&buf) != e.sum {
+                return Err(self.block_error(
+                    section,
+                    block,
+                    "fails its checksum: the file is damaged, or was rewritten after it was \
+                     opened (a table replaced while open is read after a restart)",
+                ));
+            }
+            Ok(f(&buf))
+        })
     }
 
     fn block_error(&self, section: Section, block: u32, why: &str) -> TableError {
@@ -651,17 +804,15 @@ impl MappedTable {
     /// Checks and decompresses one block of `section`, which must hold
     /// `want` bytes.
     fn decompress(&self, section: Section, block: u32, want: usize) -> Result<Vec<u8>, TableError> {
-        if block >= self.info.blocks {
-            return Err(self.block_error(section, block, "does not exist"));
-        }
-        let bytes = self.block_bytes(section, block)?;
-        let out = DECOMPRESSOR.with(|d| {
-            let mut d = d.borrow_mut();
-            if d.is_none() {
-                *d = Some(zstd::bulk::Decompressor::new()?);
-            }
-            d.as_mut().unwrap().decompress(bytes, want)
-        });
+        let out = self.with_block_bytes(section, block, |bytes| {
+            DECOMPRESSOR.with(|d| {
+                let mut d = d.borrow_mut();
+                if d.is_none() {
+                    *d = Some(zstd::bulk::Decompressor::new()?);
+                }
+                d.as_mut().unwrap().decompress(bytes, want)
+            })
+        })?;
         match out {
             Ok(v) if v.len() == want => Ok(v),
             Ok(_) => Err(self.block_error(section, block, "has the wrong length")),
@@ -715,7 +866,7 @@ impl MappedTable {
             .flat_map(|s| (0..n).map(move |i| (s, i)))
             .collect::<Vec<_>>()
             .into_par_iter()
-            .map(|(s, i)| self.block_bytes(s, i).map(|_| self.entry(s, i).2))
+            .map(|(s, i)| self.with_block_bytes(s, i, |_| self.entry(s, i).sum))
             .collect::<Result<Vec<u64>, TableError>>()?;
         if file_checksum(&sums) != self.info.file_checksum {
             return Err(TableError::Corrupt(
@@ -855,7 +1006,7 @@ pub(super) fn write(
         f.sync_all().map_err(io)?;
         drop(f);
         // Read back what reached the file before it takes the final name.
-        let back = MappedTable::open(&tmp, rules, table.subspace, table.len())?;
+        let back = TableFile::open(&tmp, rules, table.subspace, table.len())?;
         back.verify()?;
         if back.decode()?.raw() != raw {
             return Err(TableError::Corrupt(
@@ -892,7 +1043,7 @@ mod tests {
         let table = Table::from_codes(s, codes).with_encoding(encoding);
         let path = temp(name);
         write(&table, &path, rules, DEFAULT_LEVEL).unwrap();
-        let mapped = MappedTable::open(&path, rules, s, codes.len() as u64).unwrap();
+        let mapped = TableFile::open(&path, rules, s, codes.len() as u64).unwrap();
         mapped.verify().unwrap();
         let back = mapped.decode().unwrap();
         for (i, &c) in codes.iter().enumerate() {
@@ -940,7 +1091,7 @@ mod tests {
             .collect()
     }
 
-    fn layout_is_codes(t: &MappedTable) -> bool {
+    fn layout_is_codes(t: &TableFile) -> bool {
         t.info().layout == CodeLayout::Codes
     }
 
@@ -997,7 +1148,7 @@ mod tests {
         let sum = xxh3_64(&bytes[..56 + len]).to_le_bytes();
         bytes[56 + len..64 + len].copy_from_slice(&sum);
         fs::write(&path, &bytes).unwrap();
-        let mapped = MappedTable::open(&path, &rules, s, codes.len() as u64).unwrap();
+        let mapped = TableFile::open(&path, &rules, s, codes.len() as u64).unwrap();
         let e = mapped.decode().err().expect("refused").to_string();
         assert!(e.contains("too deep for the header's code width"), "{e}");
         let _ = fs::remove_file(path);

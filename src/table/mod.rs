@@ -3,8 +3,8 @@
 //! The file format (version 3) is described in [`format`]: a checked
 //! header, a block index, and zstd-compressed blocks in two sections, a
 //! win/draw/loss section and a value-code section, each block with its own
-//! checksum. Files are read through a memory map ([`MappedTable`]); the
-//! solver and the checker decode whole tables into a [`Table`].
+//! checksum. Files are read block by block ([`TableFile`]); the solver and
+//! the checker decode whole tables into a [`Table`].
 //!
 //! Files are written under a temporary name, read back and checked, and
 //! renamed when complete, so a file with the final name is whole unless
@@ -18,7 +18,7 @@ pub mod stats;
 
 pub use folder::TableFolder;
 pub use format::{
-    CodeLayout, DEFAULT_LEVEL, FieldCode, Halves, MappedTable, Section, TableInfo, WDL_LEVEL, Wdl,
+    CodeLayout, DEFAULT_LEVEL, FieldCode, Halves, Section, TableFile, TableInfo, WDL_LEVEL, Wdl,
     WdlBlock,
 };
 pub use stats::{PliesCounts, StatsFile, SubspaceStats};
@@ -42,6 +42,9 @@ pub enum TableError {
     Mismatch(PathBuf, String),
     /// Another process is writing into the database folder.
     Locked(String),
+    /// The name of a table is taken by something that is not a file (a
+    /// folder, a named pipe, a device), named here.
+    NotAFile(PathBuf, &'static str),
 }
 
 impl fmt::Display for TableError {
@@ -52,11 +55,51 @@ impl fmt::Display for TableError {
             TableError::Corrupt(p, why) => write!(f, "table {} is corrupt: {why}", p.display()),
             TableError::Mismatch(p, why) => write!(f, "table {} does not fit: {why}", p.display()),
             TableError::Locked(why) => f.write_str(why),
+            TableError::NotAFile(p, kind) => write!(
+                f,
+                "table {} is {kind}, not a table file: remove it",
+                p.display()
+            ),
         }
     }
 }
 
 impl std::error::Error for TableError {}
+
+/// Raises this process's limit of open files to its hard limit where the
+/// system allows, and returns the limit now in force (`u64::MAX` where
+/// there is none to read). Every open table holds a file descriptor (see
+/// [`TableFile`]), and a whole game has hundreds of tables.
+pub fn raise_open_file_limit() -> u64 {
+    #[cfg(target_os = "linux")]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit only read and write the struct
+        // passed, which lives on this stack frame.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+                return u64::MAX;
+            }
+            if limit.rlim_cur < limit.rlim_max {
+                let raised = libc::rlimit {
+                    rlim_cur: limit.rlim_max,
+                    rlim_max: limit.rlim_max,
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                    limit = raised;
+                }
+            }
+        }
+        limit.rlim_cur
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        u64::MAX
+    }
+}
 
 /// The value codes of one subspace, in memory.
 #[derive(Clone)]
@@ -169,7 +212,7 @@ impl Table {
         subspace: Subspace,
         slots: u64,
     ) -> Result<Table, TableError> {
-        MappedTable::open(path, rules, subspace, slots)?.decode()
+        TableFile::open(path, rules, subspace, slots)?.decode()
     }
 }
 

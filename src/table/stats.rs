@@ -192,6 +192,37 @@ pub struct StatsFile {
     /// row whose table has changed since is counted again.
     #[serde(default)]
     pub checksums: Vec<u64>,
+    /// A seal of each row with its checksum ([`StatsFile::seal`]): a row
+    /// whose seal does not match (edited, damaged, or from a version that
+    /// wrote none) is counted again.
+    #[serde(default)]
+    pub seals: Vec<u64>,
+}
+
+impl StatsFile {
+    /// The seal of a row counted from the table with file checksum
+    /// `checksum`: a checksum of every field of the row and of `checksum`.
+    pub fn seal(row: &SubspaceStats, checksum: u64) -> u64 {
+        let mut bytes = serde_json::to_vec(row).expect("serialisable");
+        bytes.extend_from_slice(&checksum.to_le_bytes());
+        xxhash_rust::xxh3::xxh3_64(&bytes)
+    }
+
+    /// The row of table `name` whose table has file checksum `checksum`,
+    /// if the file holds one and its seal matches.
+    pub fn sealed_row(&self, name: &str, checksum: u64) -> Option<&SubspaceStats> {
+        self.subspaces
+            .iter()
+            .zip(&self.checksums)
+            .zip(&self.seals)
+            .find(|((r, c), seal)| {
+                r.subspace == name
+                    && **c == checksum
+                    && r.adds_up()
+                    && **seal == StatsFile::seal(r, checksum)
+            })
+            .map(|((r, _), _)| r)
+    }
 }
 
 #[cfg(test)]
