@@ -424,8 +424,10 @@ pub struct TableFile {
     file: fs::File,
     info: TableInfo,
     /// The block index as read at open: `info.blocks` win/draw/loss
-    /// entries, then as many code entries.
-    index: Box<[BlockEntry]>,
+    /// entries, then as many code entries, [`ENTRY`] bytes each (kept as
+    /// read: decoding every entry at open would cost more than the few
+    /// that a probe reads).
+    index: Box<[u8]>,
     data_at: u64,
     /// The file's length at open.
     len: u64,
@@ -437,6 +439,16 @@ struct BlockEntry {
     offset: u64,
     len: u32,
     sum: u64,
+}
+
+/// The entry in `ENTRY` bytes of the index.
+#[inline]
+fn entry_of(e: &[u8]) -> BlockEntry {
+    BlockEntry {
+        offset: u64::from_le_bytes(e[..8].try_into().unwrap()),
+        len: u32::from_le_bytes(e[8..12].try_into().unwrap()),
+        sum: u64::from_le_bytes(e[16..24].try_into().unwrap()),
+    }
 }
 
 thread_local! {
@@ -628,26 +640,22 @@ impl TableFile {
         if u32_at(&b, 12) as u64 != data_at || file_len < data_at {
             return Err(corrupt("truncated block index".into()));
         }
-        let mut raw = vec![0u8; (data_at - index_at) as usize];
-        read(&mut raw, index_at)?;
-        let index: Box<[BlockEntry]> = raw
-            .chunks_exact(ENTRY)
-            .map(|e| BlockEntry {
-                offset: u64_at(e, 0),
-                len: u32_at(e, 8),
-                sum: u64_at(e, 16),
-            })
-            .collect();
+        let mut index = vec![0u8; (data_at - index_at) as usize].into_boxed_slice();
+        read(&mut index, index_at)?;
         // The header's file checksum covers the index's block checksums: a
         // damaged index is found here, not at the first probe of a block.
-        if file_checksum(&index.iter().map(|e| e.sum).collect::<Vec<_>>()) != info.file_checksum {
+        let sums: Vec<u8> = index
+            .chunks_exact(ENTRY)
+            .flat_map(|e| <[u8; 8]>::try_from(&e[16..24]).unwrap())
+            .collect();
+        if xxh3_64(&sums) != info.file_checksum {
             return Err(corrupt(
                 "the block index does not match the header's file checksum".into(),
             ));
         }
         // The blocks run back to back to the end of the file: a shorter or
         // longer file is damaged.
-        if let Some(last) = index.last()
+        if let Some(last) = index.rchunks_exact(ENTRY).next().map(entry_of)
             && last.offset.checked_add(last.len as u64) != Some(file_len)
         {
             return Err(corrupt(format!(
@@ -732,7 +740,8 @@ impl TableFile {
     }
 
     fn entry(&self, section: Section, block: u32) -> BlockEntry {
-        self.index[section as usize * self.info.blocks as usize + block as usize]
+        let i = (section as usize * self.info.blocks as usize + block as usize) * ENTRY;
+        entry_of(&self.index[i..i + ENTRY])
     }
 
     /// Reads one block's compressed bytes and checks them against the
