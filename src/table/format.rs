@@ -183,15 +183,9 @@ pub struct WdlBlock {
 }
 
 impl WdlBlock {
-    fn new(fields: &[u8]) -> WdlBlock {
-        let words: Vec<u64> = fields
-            .chunks(8)
-            .map(|c| {
-                let mut w = [0u8; 8];
-                w[..c.len()].copy_from_slice(c);
-                u64::from_le_bytes(w)
-            })
-            .collect();
+    /// A block from its fields, 32 slots to a word from the low bits up
+    /// (the last word padded with draws).
+    fn from_words(words: Vec<u64>) -> WdlBlock {
         let mut ranks = Vec::with_capacity(words.len());
         let mut decisive = 0u32;
         for &w in &words {
@@ -644,11 +638,7 @@ impl TableFile {
         read(&mut index, index_at)?;
         // The header's file checksum covers the index's block checksums: a
         // damaged index is found here, not at the first probe of a block.
-        let sums: Vec<u8> = index
-            .chunks_exact(ENTRY)
-            .flat_map(|e| <[u8; 8]>::try_from(&e[16..24]).unwrap())
-            .collect();
-        if xxh3_64(&sums) != info.file_checksum {
+        if index_checksum(&index) != info.file_checksum {
             return Err(corrupt(
                 "the block index does not match the header's file checksum".into(),
             ));
@@ -765,8 +755,11 @@ impl TableFile {
         }
         READ_BUFFER.with(|buf| {
             let mut buf = buf.borrow_mut();
-            buf.resize(e.len as usize, 0);
-            match read_at(&self.file, &mut buf, e.offset) {
+            if buf.len() < e.len as usize {
+                buf.resize(e.len as usize, 0);
+            }
+            let buf = &mut buf[..e.len as usize];
+            match read_at(&self.file, buf, e.offset) {
                 Ok(()) => {}
                 Err(err) if err.kind() == std::io::ErrorKind::UnexpectedEof => {
                     return Err(self.block_error(
@@ -782,7 +775,7 @@ impl TableFile {
                 }
                 Err(err) => return Err(TableError::Io(self.path.clone(), err)),
             }
-            if xxh3_64(&buf) != e.sum {
+            if xxh3_64(buf) != e.sum {
                 return Err(self.block_error(
                     section,
                     block,
@@ -790,7 +783,7 @@ impl TableFile {
                      opened (a table replaced while open is read after a restart)",
                 ));
             }
-            Ok(f(&buf))
+            Ok(f(buf))
         })
     }
 
@@ -813,17 +806,30 @@ impl TableFile {
     /// Checks and decompresses one block of `section`, which must hold
     /// `want` bytes.
     fn decompress(&self, section: Section, block: u32, want: usize) -> Result<Vec<u8>, TableError> {
-        let out = self.with_block_bytes(section, block, |bytes| {
+        let mut out = vec![0u8; want];
+        self.decompress_into(section, block, &mut out)?;
+        Ok(out)
+    }
+
+    /// Checks and decompresses one block of `section` into `out`, which it
+    /// must fill exactly.
+    fn decompress_into(
+        &self,
+        section: Section,
+        block: u32,
+        out: &mut [u8],
+    ) -> Result<(), TableError> {
+        let n = self.with_block_bytes(section, block, |bytes| {
             DECOMPRESSOR.with(|d| {
                 let mut d = d.borrow_mut();
                 if d.is_none() {
                     *d = Some(zstd::bulk::Decompressor::new()?);
                 }
-                d.as_mut().unwrap().decompress(bytes, want)
+                d.as_mut().unwrap().decompress_to_buffer(bytes, out)
             })
         })?;
-        match out {
-            Ok(v) if v.len() == want => Ok(v),
+        match n {
+            Ok(n) if n == out.len() => Ok(()),
             Ok(_) => Err(self.block_error(section, block, "has the wrong length")),
             Err(e) => Err(self.block_error(section, block, &format!("does not decompress: {e}"))),
         }
@@ -831,8 +837,20 @@ impl TableFile {
 
     /// Checks and decompresses one block of the win/draw/loss section.
     pub fn wdl_block(&self, block: u32) -> Result<WdlBlock, TableError> {
-        let fields = self.decompress(Section::Wdl, block, self.slots_in(block).div_ceil(4))?;
-        Ok(WdlBlock::new(&fields))
+        let want = self.slots_in(block).div_ceil(4);
+        // Straight into the words the block is read as.
+        let mut words = vec![0u64; want.div_ceil(8)];
+        // SAFETY: the bytes of a `[u64]` are a valid `[u8]` of 8 times its
+        // length (any bit pattern is a u64, a byte has no alignment), and
+        // `words` is not used otherwise while `bytes` lives.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), words.len() * 8)
+        };
+        self.decompress_into(Section::Wdl, block, &mut bytes[..want])?;
+        for w in &mut words {
+            *w = u64::from_le(*w);
+        }
+        Ok(WdlBlock::from_words(words))
     }
 
     /// Checks and decompresses one block of the code section of layout 1:
@@ -917,6 +935,22 @@ impl TableFile {
         Ok(Table::from_raw(self.info.subspace, self.info.width, data)
             .with_encoding(self.info.encoding))
     }
+}
+
+/// The file checksum of a block index: [`file_checksum`] of its block
+/// checksums, hashed a page of them at a time.
+fn index_checksum(index: &[u8]) -> u64 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut page = [0u8; 4096];
+    for entries in index.chunks(ENTRY * (page.len() / 8)) {
+        let mut n = 0;
+        for e in entries.chunks_exact(ENTRY) {
+            page[n..n + 8].copy_from_slice(&e[16..24]);
+            n += 8;
+        }
+        hasher.update(&page[..n]);
+    }
+    hasher.digest()
 }
 
 fn file_checksum(block_sums: &[u64]) -> u64 {
