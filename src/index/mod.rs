@@ -133,21 +133,71 @@ pub struct PreparedSide {
 /// Most stones one side has on any board (twelve men's morris).
 const MAX_SIDE: usize = 12;
 
+/// Colex ranks of a set packed onto some free points, with one free point
+/// more: the ranks of all one-stone-larger sets at a few operations each.
+#[derive(Clone, Copy)]
+pub struct OneMore {
+    packed: u32,
+    /// `terms[j]`: the rank terms of the set's elements when the new one
+    /// has `j` of them below it (those keep their terms, the others move up
+    /// one index).
+    terms: [u64; MAX_SIDE + 1],
+}
+
+impl OneMore {
+    /// Prepares the ranks of `packed` (at most 12 elements) with one more.
+    #[inline]
+    pub fn new(packed: u32) -> OneMore {
+        // Colex rank: element `i` (from 0, ascending) at compressed position
+        // `c` adds C(c, i + 1).
+        let k = packed.count_ones() as usize;
+        debug_assert!(k <= MAX_SIDE);
+        let mut c = [0u32; MAX_SIDE];
+        let mut rest = packed;
+        for ci in c.iter_mut().take(k) {
+            *ci = rest.trailing_zeros();
+            rest &= rest - 1;
+        }
+        let mut terms = [0u64; MAX_SIDE + 1];
+        let mut above = 0;
+        for i in (0..k).rev() {
+            above += BINOMIAL[c[i] as usize][i + 2];
+            terms[i] = above;
+        }
+        let mut below = 0;
+        for i in 0..k {
+            below += BINOMIAL[c[i] as usize][i + 1];
+            terms[i + 1] += below;
+        }
+        OneMore { packed, terms }
+    }
+
+    /// The colex rank of the set with position `q` (not in it) added.
+    #[inline]
+    pub fn rank(&self, q: u32) -> u64 {
+        let j = (self.packed & ((1u32 << q) - 1)).count_ones() as usize;
+        self.terms[j] + BINOMIAL[q as usize][j + 1]
+    }
+}
+
+/// The points of `set` that lie in `free`, packed to the low bits in the
+/// order of `free`: the coordinates in which an orbit block ranks the other
+/// side's stones.
+#[inline]
+pub fn pack(set: PointSet, free: PointSet) -> u32 {
+    pext(set.0, free.0)
+}
+
 /// Slots of `(side, stones + p)` for one prepared side and stone set, by
 /// the added point `p` ([`SubspaceIndex::with_added`]).
 struct AddedStone<'a> {
     base: u64,
     /// Points the representative leaves free.
     free: u32,
-    /// The stones' image, packed onto the free points.
-    packed: u32,
     /// The symmetry to the representative, point by point.
     map: &'a [u8; crate::geometry::MAX_POINTS],
-    /// `below[j]`: rank terms of the `j` lowest stones.
-    below: [u64; MAX_SIDE + 1],
-    /// `above[j]`: rank terms of the stones from the `j`-th up, each one
-    /// index higher.
-    above: [u64; MAX_SIDE + 1],
+    /// The stones' image, packed onto the free points, with one more.
+    ranks: OneMore,
 }
 
 impl AddedStone<'_> {
@@ -156,8 +206,7 @@ impl AddedStone<'_> {
     fn slot(&self, p: crate::geometry::Point) -> u64 {
         let x = self.map[p.index()] as u32;
         let q = (self.free & ((1u32 << x) - 1)).count_ones();
-        let j = (self.packed & ((1u32 << q) - 1)).count_ones() as usize;
-        self.base + self.below[j] + BINOMIAL[q as usize][j + 1] + self.above[j]
+        self.base + self.ranks.rank(q)
     }
 }
 
@@ -235,6 +284,15 @@ impl SubspaceIndex<'_> {
         side.base + rank
     }
 
+    /// The rank within `side`'s orbit block of the image of `them`, before
+    /// the class takes the smallest of its ranks: the slot is `side.base`
+    /// plus this when no symmetry fixes the representative, and otherwise
+    /// a slot of the same class.
+    #[inline]
+    pub fn image_rank(&self, side: &PreparedSide, them: PointSet) -> u64 {
+        free_rank(side.rep, self.indexer.syms.apply(side.sym as usize, them))
+    }
+
     /// The slots of the positions `(side, stones + p)`, `p` a point free of
     /// both: the children of the other side's placements, `side` to move.
     /// Each is found from rank terms prepared once where it can be.
@@ -261,29 +319,11 @@ impl SubspaceIndex<'_> {
         }
         let free = self.indexer.board.all.minus(side.rep).0;
         let packed = pext(self.indexer.syms.apply(side.sym as usize, stones).0, free);
-        // Colex rank: element `i` (from 0, ascending) at compressed position
-        // `c` adds C(c, i + 1). A new element with `j` below it leaves those
-        // terms alone and moves every element above it up one index.
-        let mut below = [0u64; MAX_SIDE + 1];
-        let mut above = [0u64; MAX_SIDE + 1];
-        let k = packed.count_ones() as usize;
-        let mut rest = packed;
-        let mut c = [0u32; MAX_SIDE];
-        for (i, ci) in c.iter_mut().enumerate().take(k) {
-            *ci = rest.trailing_zeros();
-            rest &= rest - 1;
-            below[i + 1] = below[i] + binomial(*ci, i as u32 + 1);
-        }
-        for i in (0..k).rev() {
-            above[i] = above[i + 1] + binomial(c[i], i as u32 + 2);
-        }
         Some(AddedStone {
             base: side.base,
             free,
-            packed,
             map: &self.indexer.board.symmetries[side.sym as usize].map,
-            below,
-            above,
+            ranks: OneMore::new(packed),
         })
     }
 
@@ -307,6 +347,15 @@ impl SubspaceIndex<'_> {
             us,
             free_unrank(self.indexer.board.all, us, self.b as u32, rank),
         ))
+    }
+
+    /// The representative of orbit `orbit` and its stabiliser (the
+    /// symmetries other than the identity that fix it, as bits).
+    pub fn orbit_rep(&self, orbit: u64) -> (PointSet, u16) {
+        (
+            self.orbits.reps[orbit as usize],
+            self.orbits.stabiliser[orbit as usize],
+        )
     }
 
     /// Number of orbits of the side to move's stones (blocks of slots).

@@ -3,7 +3,7 @@
 //! Kept apart from [`crate::moves`] on purpose: the builders walk this
 //! graph, and the independent checks walk the other one.
 
-use crate::geometry::{Board, PointSet};
+use crate::geometry::{Board, Point, PointSet};
 use crate::moves::{mill_ended, removable, removal_sets, removals_earned};
 use crate::rules::Rules;
 
@@ -90,37 +90,18 @@ pub fn for_each_step(
     }
     let empty = board.all.minus(us.union(them));
     let mut n = 0;
-    let mut one = |after: PointSet, to, n: &mut usize| {
-        if rules.mill_wins() {
-            *n += 1;
-            f(if board.has_mill(after) {
-                Step::Wins
-            } else {
-                Step::Quiet(after)
-            });
-            return;
-        }
-        let k = removals_earned(rules, board.mills_through(to, after));
-        if k == 0 {
-            *n += 1;
-            f(Step::Quiet(after));
-            return;
-        }
-        for &r in removals.get(board, rules, them, them_hand, k) {
-            *n += 1;
-            let left = them.minus(r);
-            f(if left.len() + (them_hand as u32) < 3 {
-                Step::Wins
-            } else if r.is_empty() {
-                Step::Quiet(after)
-            } else {
-                Step::Capture(after, left)
-            });
-        }
-    };
     if us_hand > 0 {
         for to in empty {
-            one(us.with(to), to, &mut n);
+            n += steps_to(
+                board,
+                rules,
+                us.with(to),
+                to,
+                them,
+                them_hand,
+                removals,
+                &mut f,
+            );
         }
         if !rules.lasker {
             return n;
@@ -135,10 +116,62 @@ pub fn for_each_step(
         };
         let rest = us.without(from);
         for to in targets {
-            one(rest.with(to), to, &mut n);
+            n += steps_to(
+                board,
+                rules,
+                rest.with(to),
+                to,
+                them,
+                them_hand,
+                removals,
+                &mut f,
+            );
         }
     }
     n
+}
+
+/// Calls `f` for every step of a move that ends on `to`, leaving the
+/// mover with `after` (a placement or a stone moved) against `them`
+/// (`them_hand` in hand): one quiet step, or one per removal set when the
+/// move closes a mill. Returns the number of steps.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn steps_to(
+    board: &Board,
+    rules: &Rules,
+    after: PointSet,
+    to: Point,
+    them: PointSet,
+    them_hand: u8,
+    removals: &mut Removals,
+    f: &mut impl FnMut(Step),
+) -> usize {
+    if rules.mill_wins() {
+        f(if board.has_mill(after) {
+            Step::Wins
+        } else {
+            Step::Quiet(after)
+        });
+        return 1;
+    }
+    let k = removals_earned(rules, board.mills_through(to, after));
+    if k == 0 {
+        f(Step::Quiet(after));
+        return 1;
+    }
+    let sets = removals.get(board, rules, them, them_hand, k);
+    for &r in sets {
+        let left = them.minus(r);
+        f(if left.len() + (them_hand as u32) < 3 {
+            Step::Wins
+        } else if r.is_empty() {
+            Step::Quiet(after)
+        } else {
+            Step::Capture(after, left)
+        });
+    }
+    sets.len()
 }
 
 /// Calls `f(mover_before)` for every way the side that just moved (`them`,

@@ -189,6 +189,23 @@ impl Table {
         code_at(&self.data, self.width, slot as usize)
     }
 
+    /// Writes `f(code)` of the slots from `first` on into `out`, one per
+    /// slot: a run of codes read at memory speed.
+    #[inline]
+    pub fn map_codes(&self, first: u64, out: &mut [u16], f: impl Fn(u16) -> u16) {
+        let (i, n) = (first as usize, out.len());
+        if self.width == 1 {
+            for (o, &c) in out.iter_mut().zip(&self.data[i..i + n]) {
+                *o = f(if c == 255 { UNUSED } else { c as u16 });
+            }
+        } else {
+            let bytes = &self.data[2 * i..2 * (i + n)];
+            for (o, c) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+                *o = f(u16::from_le_bytes([c[0], c[1]]));
+            }
+        }
+    }
+
     /// Asks the processor to bring the code of `slot` into cache.
     #[inline]
     pub fn prefetch(&self, slot: u64) {
