@@ -53,6 +53,31 @@ impl fmt::Display for BuildError {
 
 impl std::error::Error for BuildError {}
 
+/// How one pass over the steps ended, when not with a report.
+enum Attempt {
+    /// A table on disk that a step read failed its checks: remove it and
+    /// start over.
+    Damaged(PathBuf, TableError),
+    Failed(BuildError),
+}
+
+impl Attempt {
+    /// The failure to read exit `s`: damage to be repaired by rebuilding,
+    /// or an error (a table missing, unreadable, or of other rules).
+    fn of_exit(folder: &TableFolder, s: Subspace, e: TableError) -> Attempt {
+        match e {
+            TableError::Corrupt(..) => Attempt::Damaged(folder.path(s), e),
+            e => Attempt::Failed(BuildError::Table(e)),
+        }
+    }
+}
+
+impl<E: Into<BuildError>> From<E> for Attempt {
+    fn from(e: E) -> Attempt {
+        Attempt::Failed(e.into())
+    }
+}
+
 impl From<TableError> for BuildError {
     fn from(e: TableError) -> Self {
         BuildError::Table(e)
@@ -314,8 +339,47 @@ impl Build {
     /// Runs every step whose tables are not finished on disk, holding the
     /// database folder's writer lock ([`FolderLock`]) throughout: a second
     /// build into the same folder is refused, not interleaved.
+    ///
+    /// A finished table that a step to be computed will read is only
+    /// opened when its own step is skipped (header and block index checked
+    /// against the file checksum): reading it later checks every block.
+    /// Every other finished table is checked whole. A table that fails
+    /// when read later is removed and the run starts over, so that it is
+    /// rebuilt like a missing one.
     pub fn run(&self, progress: &dyn Progress) -> Result<BuildReport, BuildError> {
         let _lock = FolderLock::acquire(self.folder.db())?;
+        // Each start over removes a damaged table; a table that fails again
+        // after it was rebuilt is an error, not a loop.
+        let mut removed = BTreeSet::new();
+        loop {
+            match self.run_once(progress) {
+                Err(Attempt::Damaged(path, error)) if removed.insert(path.clone()) => {
+                    progress.table_damaged(&error.to_string());
+                    std::fs::remove_file(&path).map_err(|e| BuildError::Io(path, e))?;
+                }
+                Err(Attempt::Damaged(_, error)) => return Err(BuildError::Table(error)),
+                Err(Attempt::Failed(e)) => return Err(e),
+                Ok(report) => return Ok(report),
+            }
+        }
+    }
+
+    /// The tables that the steps to be computed read, by path: those whose
+    /// steps are not all on disk (present and opening).
+    fn read_by_computed_steps(&self) -> BTreeSet<PathBuf> {
+        let mut read = BTreeSet::new();
+        for step in &self.steps {
+            let folder = self.folder.with_rules(&step.rules);
+            if step.subspaces.iter().all(|&s| folder.open(s).is_ok()) {
+                continue;
+            }
+            read.extend(step.exits.iter().map(|&s| folder.path(s)));
+        }
+        read
+    }
+
+    fn run_once(&self, progress: &dyn Progress) -> Result<BuildReport, Attempt> {
+        let read_later = self.read_by_computed_steps();
         let indexer = Indexer::for_board(self.folder.rules().board());
         let mut report = BuildReport {
             placing: self.placing.then(PhaseReport::default),
@@ -352,10 +416,13 @@ impl Build {
                     step.exits.iter().copied().collect()
                 };
                 exits.retain(|s| keep.contains(s));
-                let on_disk = step
-                    .subspaces
-                    .iter()
-                    .all(|&s| folder.is_finished(s) || (phase.is_moving() && folder.adopt(s)));
+                let on_disk = step.subspaces.iter().all(|&s| {
+                    if read_later.contains(&folder.path(s)) {
+                        folder.open(s).is_ok()
+                    } else {
+                        folder.is_finished(s) || (phase.is_moving() && folder.adopt(s))
+                    }
+                });
                 // The moving phase counts pairs, the placing phase subspaces.
                 let units = if phase.is_moving() {
                     1
@@ -369,7 +436,11 @@ impl Build {
                 }
                 for &s in &step.exits {
                     if !exits.has(s) {
-                        exits.insert(folder.load(s)?);
+                        exits.insert(
+                            folder
+                                .load(s)
+                                .map_err(|e| Attempt::of_exit(&folder, s, e))?,
+                        );
                     }
                 }
                 progress.pair_started(&name, slots);

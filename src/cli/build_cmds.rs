@@ -196,6 +196,14 @@ impl Progress for CliProgress {
             eprintln!("found {name} on disk, not recomputed");
         }
     }
+    fn table_damaged(&self, error: &str) {
+        let line = format!("{error}: removed; starting over to rebuild it");
+        if self.tty {
+            self.overall.println(line);
+        } else {
+            eprintln!("{line}");
+        }
+    }
 }
 
 /// `millbase build`.

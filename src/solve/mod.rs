@@ -51,6 +51,9 @@ pub trait Progress: Sync {
     fn pair_finished(&self, _name: &str, _slots: u64, _stats: &[SubspaceStats], _seconds: f64) {}
     /// A pair was already on disk.
     fn pair_skipped(&self, _name: &str, _slots: u64) {}
+    /// A table found on disk failed its checks when a later step read it
+    /// (`error`): it was removed and the build starts over, rebuilding it.
+    fn table_damaged(&self, _error: &str) {}
     /// The current pair's memory-bound work, reported once before it
     /// finishes: moves followed and predecessors visited (random slot
     /// reads and updates), for comparing with the machine figure.
