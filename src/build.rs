@@ -417,11 +417,12 @@ impl Build {
                 };
                 exits.retain(|s| keep.contains(s));
                 let on_disk = step.subspaces.iter().all(|&s| {
-                    if read_later.contains(&folder.path(s)) {
+                    let here = if read_later.contains(&folder.path(s)) {
                         folder.open(s).is_ok()
                     } else {
-                        folder.is_finished(s) || (phase.is_moving() && folder.adopt(s))
-                    }
+                        folder.is_finished(s)
+                    };
+                    here || (phase.is_moving() && folder.adopt(s))
                 });
                 // The moving phase counts pairs, the placing phase subspaces.
                 let units = if phase.is_moving() {

@@ -266,8 +266,11 @@ fn solve_subspace_by(
     // rules stones also move: the general path does both.
     let placing = preferences && s.us_hand > 0 && !rules.mill_wins() && !rules.lasker;
     let preferences = |removed: usize| {
-        children.by_removed[removed]
-            .as_ref()
+        // Rules without removals (three men's morris) have no capture tables.
+        children
+            .by_removed
+            .get(removed)
+            .and_then(Option::as_ref)
             .filter(|_| placing)
             .map(|(index, table)| ChildPreferences {
                 index,
@@ -603,6 +606,8 @@ mod tests {
             "standard,stones=5/3",
             "twelve,stones=4",
             "six,stones=6,full-board=draw",
+            "three",
+            "three,mill=removes,stones=4/3",
         ] {
             let rules: Rules = spec.parse().unwrap();
             let mut exits = Exits::new(rules.board());
