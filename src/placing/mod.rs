@@ -184,17 +184,16 @@ impl ChildPreferences<'_> {
 #[derive(Default)]
 struct CaptureBlock {
     state: CaptureState,
-    side: Option<PreparedSide>,
     preferences: Vec<u16>,
 }
 
-#[derive(Default, Clone, Copy, PartialEq)]
+#[derive(Default, Clone, Copy)]
 enum CaptureState {
     /// Not met yet in this block.
     #[default]
     Unseen,
-    /// Read from `preferences`.
-    Ready,
+    /// Read from `preferences`, the captured side prepared.
+    Ready(PreparedSide),
     /// Through the general path.
     General,
 }
@@ -373,20 +372,18 @@ impl Context<'_> {
             return None;
         }
         let block = &mut captures[removed.0.trailing_zeros() as usize];
-        if block.state == CaptureState::Unseen {
+        if let CaptureState::Unseen = block.state {
             let side = child.index.prepare(left);
             let orbit = side.base / child.index.block_size();
-            block.side = Some(side);
             block.state = if child.fill(orbit, &mut block.preferences) {
-                CaptureState::Ready
+                CaptureState::Ready(side)
             } else {
                 CaptureState::General
             };
         }
-        if block.state != CaptureState::Ready {
+        let CaptureState::Ready(side) = &block.state else {
             return None;
-        }
-        let side = block.side.as_ref().expect("set with the state");
+        };
         // Every slot of the block holds its class's preference, so the
         // image's rank needs no smallest-of-the-class.
         Some(block.preferences[child.index.image_rank(side, after) as usize])
