@@ -1,8 +1,10 @@
 //! `millbase serve` throughput and latency on 127.0.0.1: single queries
 //! (`GET /api/v1/query`: a position and every move's value) from 1 and 64
 //! concurrent clients, on a fresh server (cold block cache: each position
-//! asked for the first time) and again (warm: the same positions). A
-//! bounded benchmark: a fixed number of requests per run, then it stops.
+//! asked for the first time) and again (warm: the same positions); then
+//! the latency of single queries while 250 idle connections send their
+//! headers a byte a second. A bounded benchmark: a fixed number of
+//! requests per run, then it stops.
 //!
 //! `MILLBASE_DB=/path/to/db cargo bench --bench serve` (default `db`),
 //! `MILLBASE_RULES` (default `standard`), `MILLBASE_REQUESTS` (per run,
@@ -92,4 +94,16 @@ fn main() {
         }
         server.stop().unwrap();
     }
+    // Normal requests while idle connections trickle their headers.
+    let server = spawn(ServeOptions::new(&db), "127.0.0.1:0".parse().unwrap()).unwrap();
+    let target = format!("/api/v1/query?rules={}&position=start", enc(&spec));
+    let run = http::slowloris(server.addr, 250, 5, &target);
+    println!(
+        "250 idle connections: {} requests, p50 {:?}, max {:?}, {} connections held",
+        run.latencies.len(),
+        run.median(),
+        run.latencies[run.latencies.len() - 1],
+        run.held
+    );
+    server.stop().unwrap();
 }

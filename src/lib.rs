@@ -9,7 +9,7 @@
 //! of each stone-count subspace, the subspace lists) -> [`solve`] (value
 //! codes, backward induction) and placing (the placing phase) -> [`table`]
 //! (the table files and their folder) -> [`build`] (the whole build, in
-//! order) -> [`query`] (values of positions and moves) -> [`verify`] (the
+//! order) -> [`query`] (values of positions and moves) -> [`mod@verify`] (the
 //! forward check of the tables, the value of the start by two methods) ->
 //! [`serve`] (the HTTP API and the web board). The rules are described in
 //! `docs/RULES.md`, the design in `docs/DESIGN.md`.

@@ -218,7 +218,7 @@ fn format_2_tables_read_as_the_same_values_as_format_3() {
             "format 3, decisive slots' halved depths: 7 tables",
         ),
     ] {
-        let info = millbase(&["info", "--rules", "three", "--db", db.to_str().unwrap()]);
+        let info = millbase(&["info", "--db", db.to_str().unwrap()]);
         assert!(text(&info).contains(says), "{}", text(&info));
     }
 }

@@ -290,6 +290,10 @@ fn argument_limits_are_errors_not_crashes() {
         vec!["serve", "--db", ".", "--max-connections", "0"],
         vec!["serve", "--db", ".", "--max-batch", "100001"],
         vec!["serve", "--db", ".", "--cache-blocks", "0"],
+        // Commands that read every rule set, or none, refuse one.
+        vec!["serve", "--rules", "three", "--db", "."],
+        vec!["info", "--rules", "three", "--db", "."],
+        vec!["bench-machine", "--rules", "three", "--seconds", "0.1"],
     ] {
         let o = millbase(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));

@@ -8,10 +8,10 @@ mod common;
 #[path = "common/http.rs"]
 mod http;
 
-use http::{enc, get};
+use http::{enc, get, slowloris};
 use millbase::serve::{ServeOptions, spawn};
 use std::io::Write;
-use std::net::{SocketAddr, TcpStream};
+use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 /// Resident memory of this process (the server runs in it), in KiB.
@@ -25,44 +25,25 @@ fn rss_kib() -> u64 {
         .unwrap()
 }
 
-/// `idle` connections that send a request line and headers one byte a
-/// second; meanwhile normal requests, whose latencies are returned.
-fn slowloris(addr: SocketAddr, idle: usize, seconds: u64) -> Vec<Duration> {
-    let mut sockets: Vec<TcpStream> = (0..idle)
-        .map(|_| TcpStream::connect(addr).expect("connect"))
-        .collect();
-    let header = b"GET /api/v1/rules HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
-    let mut latencies = Vec::new();
-    let start = Instant::now();
-    let mut sent = 0;
-    while start.elapsed() < Duration::from_secs(seconds) {
-        // One more byte on every idle connection (those the server closed
-        // are dropped).
-        let byte = &header[sent % header.len()..sent % header.len() + 1];
-        sockets.retain_mut(|s| s.write_all(byte).is_ok());
-        sent += 1;
-        for _ in 0..4 {
-            let t = Instant::now();
-            let r = get(addr, "/api/v1/query?rules=three&position=start");
-            assert_eq!(r.status, 200);
-            latencies.push(t.elapsed());
-        }
-        std::thread::sleep(Duration::from_millis(900));
-    }
-    latencies.sort();
-    latencies
-}
-
 fn db() -> &'static std::path::Path {
     common::shared_db("three")
 }
 
+/// Every normal request is answered while all the idle connections are
+/// still held open (a server that served one connection at a time, or
+/// dropped the idle ones to cope, would fail). The latencies are a
+/// benchmark's (`cargo bench --bench serve`), not a test's.
 #[test]
 fn idle_connections_do_not_keep_clients_waiting() {
     let server = spawn(ServeOptions::new(db()), "127.0.0.1:0".parse().unwrap()).unwrap();
-    let latencies = slowloris(server.addr, 250, 5);
-    let median = latencies[latencies.len() / 2];
-    assert!(median < Duration::from_millis(100), "median {median:?}");
+    let run = slowloris(
+        server.addr,
+        250,
+        5,
+        "/api/v1/query?rules=three&position=start",
+    );
+    assert!(run.latencies.len() >= 5, "{} requests", run.latencies.len());
+    assert_eq!(run.held, 250, "idle connections closed while requests ran");
     server.stop().unwrap();
 }
 
@@ -73,14 +54,18 @@ fn idle_connections_do_not_keep_clients_waiting() {
 #[ignore]
 fn a_thousand_idle_connections_do_not_keep_clients_waiting() {
     let server = spawn(ServeOptions::new(db()), "127.0.0.1:0".parse().unwrap()).unwrap();
-    let latencies = slowloris(server.addr, 1000, 20);
-    let median = latencies[latencies.len() / 2];
-    let worst = latencies[latencies.len() - 1];
+    let run = slowloris(
+        server.addr,
+        1000,
+        20,
+        "/api/v1/query?rules=three&position=start",
+    );
+    let (median, worst) = (run.median(), run.latencies[run.latencies.len() - 1]);
     println!(
         "1,000 idle connections: {} requests, median {median:?}, worst {worst:?}",
-        latencies.len()
+        run.latencies.len()
     );
-    assert!(median < Duration::from_millis(100), "median {median:?}");
+    assert_eq!(run.held, 1000, "idle connections closed while requests ran");
     server.stop().unwrap();
 }
 

@@ -26,8 +26,9 @@ pub struct Cli {
     /// flying=3|4|off, protection=standard|none|strict, removals=1|2,
     /// double-mill=one|per-mill, lasker=on|off, full-board=loss|draw,
     /// mill=removes|wins, nmove=off|N (plies without a mill, 1..1000).
-    #[arg(long, global = true, default_value = "standard", value_name = "SPEC")]
-    pub rules: String,
+    /// [default: standard]; `info`, `serve` and `bench-machine` take none.
+    #[arg(long, global = true, value_name = "SPEC")]
+    pub rules: Option<String>,
 
     #[command(subcommand)]
     pub command: Command,
@@ -156,8 +157,20 @@ pub fn run() -> i32 {
     // Each open table holds a file descriptor; `verify` and `serve` open
     // hundreds.
     millbase::table::raise_open_file_limit();
+    let ignored = match &cli.command {
+        Command::Info(_) => Some("info reads every rule set in the folder"),
+        Command::Serve(_) => Some("serve serves every rule set in the folder"),
+        Command::BenchMachine(_) => Some("bench-machine measures the machine alone"),
+        _ => None,
+    };
+    if let (Some(why), Some(_)) = (ignored, &cli.rules) {
+        eprintln!("millbase: --rules means nothing here: {why}");
+        return 2;
+    }
     let result = cli
         .rules
+        .as_deref()
+        .unwrap_or("standard")
         .parse::<Rules>()
         .map_err(CliError::input)
         .and_then(|rules| match &cli.command {

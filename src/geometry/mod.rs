@@ -113,7 +113,7 @@ pub struct BoardSpec {
     pub symmetry_generators: &'static [&'static [u8]],
 }
 
-/// A board layout with everything derived from its [`BoardSpec`].
+/// A board layout with everything derived from its `BoardSpec`.
 #[derive(Debug)]
 pub struct Board {
     /// Name used in rule sets.

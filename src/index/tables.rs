@@ -77,7 +77,7 @@ pub fn colex_rank(s: PointSet) -> u64 {
 ///
 /// BMI2's `pext` where it is fast; on AMD processors before Zen 3 it is
 /// microcoded (hundreds of cycles for a 24-point mask), so there (the cfg
-/// `slow_bmi2`, set by the build script `tools/detect_cpu.rs`), and
+/// `slow_bmi2`, set by the build script `build.rs`), and
 /// without BMI2, byte tables do it.
 #[inline]
 pub fn pext(v: u32, mask: u32) -> u32 {

@@ -10,7 +10,7 @@
 //! loss). A reply that loses at once is an error any searching opponent
 //! sees and avoids; one whose loss lies many plies deep is an error a
 //! searcher with a horizon makes. So each error counts by how deep its
-//! punishment lies (see [`error_weight`]), and the move's score is the
+//! punishment lies (see `error_weight`), and the move's score is the
 //! weighted share of erring replies. docs/DESIGN.md gives the reasons.
 //!
 //! The candidates never change the value: in a won position only the

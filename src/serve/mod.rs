@@ -10,10 +10,12 @@
 //!   JSON array of answers (or `{"input", "error"}` objects) in order;
 //! - `GET /api/v1/line?rules=R&position=P[&max=N]`: the best line from a
 //!   position, one answer per position;
+//! - `GET /api/v1/game?rules=R[&position=P]&moves=M`: a game record from
+//!   a position (default the start), one answer per position reached;
 //! - `GET /api/v1/stats?rules=R`: per table, wins, draws, losses and the
 //!   wins and losses by plies;
-//! - `GET /`, `/stats` and `/assets/...`: the web board and the statistics
-//!   page, embedded in the binary.
+//! - `GET /`, `/stats`, `/assets/...` and `/favicon.ico`: the web board,
+//!   the statistics page and their files, embedded in the binary.
 //!
 //! Status codes: 400 a bad rule set, position, counter or body; 404 a rule
 //! set without tables here, a table not built, an unknown path; 413 a body,

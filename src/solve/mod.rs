@@ -886,7 +886,7 @@ pub fn solve_pair(
 /// the board that remove nothing stay in the pair; every other move leads
 /// to a table that must be in `exits`. A pair with stones in hand needs
 /// Lasker rules (otherwise its positions only place, and
-/// [`crate::placing`] computes them in one forward pass).
+/// the placing builder computes them in one forward pass).
 pub fn solve_twins(
     rules: &Rules,
     s: Subspace,

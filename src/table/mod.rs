@@ -1,6 +1,6 @@
 //! Table files: one per subspace, holding the value of every slot.
 //!
-//! The file format (version 3) is described in [`format`]: a checked
+//! The file format (version 3) is described in [`mod@format`]: a checked
 //! header, a block index, and zstd-compressed blocks in two sections, a
 //! win/draw/loss section and a value-code section, each block with its own
 //! checksum. Files are read block by block ([`TableFile`]); the solver and

@@ -105,3 +105,48 @@ pub fn get(addr: SocketAddr, path: &str) -> Response {
 pub fn post(addr: SocketAddr, path: &str, body: &[u8]) -> Response {
     request(addr, "POST", path.as_bytes(), body)
 }
+
+/// What [`slowloris`] measured.
+pub struct Slowloris {
+    /// The normal requests' latencies, sorted.
+    pub latencies: Vec<Duration>,
+    /// The fewest idle connections still open when a request was answered.
+    pub held: usize,
+}
+
+impl Slowloris {
+    pub fn median(&self) -> Duration {
+        self.latencies[self.latencies.len() / 2]
+    }
+}
+
+/// `idle` connections that send a request line and headers one byte a
+/// second for `seconds`; meanwhile four normal requests for `target` a
+/// second, each of which must be answered with 200.
+pub fn slowloris(addr: SocketAddr, idle: usize, seconds: u64, target: &str) -> Slowloris {
+    let mut sockets: Vec<TcpStream> = (0..idle)
+        .map(|_| TcpStream::connect(addr).expect("connect"))
+        .collect();
+    let header = b"GET /api/v1/rules HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    let mut latencies = Vec::new();
+    let mut held = idle;
+    let start = std::time::Instant::now();
+    let mut sent = 0;
+    while start.elapsed() < Duration::from_secs(seconds) {
+        // One more byte on every idle connection (those the server closed
+        // are dropped).
+        let byte = &header[sent % header.len()..sent % header.len() + 1];
+        sockets.retain_mut(|s| s.write_all(byte).is_ok());
+        sent += 1;
+        for _ in 0..4 {
+            let t = std::time::Instant::now();
+            let r = get(addr, target);
+            assert_eq!(r.status, 200, "{target}: {}", r.text());
+            latencies.push(t.elapsed());
+            held = held.min(sockets.len());
+        }
+        std::thread::sleep(Duration::from_millis(900));
+    }
+    latencies.sort();
+    Slowloris { latencies, held }
+}
