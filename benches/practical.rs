@@ -4,11 +4,16 @@
 //! the placing phase. First with the blocks as they come (mapped tables,
 //! blocks mostly not cached), then the same positions again (cached).
 //!
+//! Then the alpha-beta player that matches set against it: nodes per
+//! second and the depth it finishes at each budget, on one core, from the
+//! placing-phase positions.
+//!
 //! `MILLBASE_DB=/path/to/db MILLBASE_RULES=standard,stones=6 cargo bench
 //! --bench practical` (defaults `db`, `standard`).
 
 use millbase::Position;
 use millbase::moves::legal_moves;
+use millbase::play::alphabeta::AlphaBeta;
 use millbase::play::practical::practical_moves;
 use millbase::query::TableSet;
 
@@ -64,6 +69,27 @@ fn main() {
             percentile(&mut times, 0.5),
             percentile(&mut times, 0.99),
             percentile(&mut times, 1.0)
+        );
+    }
+    let placing = &positions[300..];
+    for budget in [150_000u64, 300_000, 600_000, 1_200_000] {
+        let (mut nodes, mut seconds, mut depths) = (0u64, 0f64, Vec::new());
+        for p in placing.iter().take(40) {
+            // A fresh search each time: no table kept from an earlier move.
+            let mut search = AlphaBeta::new(rules.clone());
+            let t = Instant::now();
+            search.best_move(p, budget, |_| 0);
+            seconds += t.elapsed().as_secs_f64();
+            nodes += search.nodes();
+            depths.push(search.depth() as f64);
+        }
+        let mean = depths.iter().sum::<f64>() / depths.len() as f64;
+        println!(
+            "alpha-beta {budget} nodes, {} placing-phase positions: {:.2} M nodes/s, depth finished mean {mean:.1}, min {:.0}, max {:.0}",
+            depths.len(),
+            nodes as f64 / seconds / 1e6,
+            percentile(&mut depths, 0.0),
+            percentile(&mut depths, 1.0)
         );
     }
 }

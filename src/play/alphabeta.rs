@@ -50,6 +50,8 @@ pub struct AlphaBeta {
     nodes: u64,
     budget: u64,
     stopped: bool,
+    /// The deepest iteration the last search finished.
+    depth: i8,
 }
 
 /// The static value of `pos` for the side to move, in points (a stone is
@@ -111,6 +113,7 @@ impl AlphaBeta {
             nodes: 0,
             budget: 0,
             stopped: false,
+            depth: 0,
         }
     }
 
@@ -131,6 +134,7 @@ impl AlphaBeta {
         self.nodes = 0;
         self.budget = budget.max(1);
         self.stopped = false;
+        self.depth = 0;
         let mut best: Vec<Move> = root.clone();
         for depth in 1..64i8 {
             let mut scores = Vec::with_capacity(root.len());
@@ -150,6 +154,9 @@ impl AlphaBeta {
             }
             if self.stopped && depth > 1 {
                 break;
+            }
+            if !self.stopped {
+                self.depth = depth;
             }
             let top = scores.iter().map(|s| s.0).max().unwrap_or(-INF);
             best = scores.iter().filter(|s| s.0 == top).map(|s| s.1).collect();
@@ -266,6 +273,12 @@ impl AlphaBeta {
     /// Nodes visited by the last search.
     pub fn nodes(&self) -> u64 {
         self.nodes
+    }
+
+    /// The deepest iteration (plies) the last search finished: its move
+    /// stands on that depth and what the unfinished next one had seen.
+    pub fn depth(&self) -> i8 {
+        self.depth
     }
 }
 
