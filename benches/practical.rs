@@ -76,7 +76,7 @@ fn main() {
         let (mut nodes, mut seconds, mut depths) = (0u64, 0f64, Vec::new());
         for p in placing.iter().take(40) {
             // A fresh search each time: no table kept from an earlier move.
-            let mut search = AlphaBeta::new(rules.clone());
+            let mut search = AlphaBeta::new(rules);
             let t = Instant::now();
             search.best_move(p, budget, |_| 0);
             seconds += t.elapsed().as_secs_f64();
