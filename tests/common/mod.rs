@@ -362,6 +362,16 @@ pub fn rewrite_table(
         .unwrap();
 }
 
+/// `check` of subspace `s` fails (exit 1) and names slot `slot`: the one
+/// a test changed behind the checksums' back.
+pub fn check_finds(db: &std::path::Path, spec: &str, s: &str, slot: usize) {
+    let d = db.to_str().unwrap();
+    let out = run(&["check", "--rules", spec, "--db", d, "--subspaces", s]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains(&format!("slot {slot} ")), "{text}");
+}
+
 /// The table files (`*.mbt`) of a folder whose names pass `keep`, with
 /// their bytes, by name.
 pub fn table_files(dir: &std::path::Path, keep: impl Fn(&str) -> bool) -> Vec<(String, Vec<u8>)> {
