@@ -432,7 +432,7 @@ impl Build {
                 };
                 if on_disk {
                     done.skipped += units;
-                    progress.pair_skipped(&name, slots);
+                    progress.step_skipped(&name, slots);
                     continue;
                 }
                 for &s in &step.exits {
@@ -444,7 +444,7 @@ impl Build {
                         );
                     }
                 }
-                progress.pair_started(&name, slots);
+                progress.step_started(&name, slots);
                 let start = Instant::now();
                 let mut tables = match phase {
                     Phase::Placing => {
@@ -477,7 +477,7 @@ impl Build {
                 }
                 let stats: Vec<SubspaceStats> =
                     tables.iter().map(SubspaceStats::of_table).collect();
-                progress.pair_finished(&name, slots, &stats, start.elapsed().as_secs_f64());
+                progress.step_finished(&name, slots, &stats, start.elapsed().as_secs_f64());
                 done.computed += units;
                 if phase.is_moving() {
                     fresh.extend(stats);

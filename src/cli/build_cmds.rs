@@ -58,20 +58,20 @@ fn parse_subspaces(list: &[String]) -> Result<Vec<Subspace>, CliError> {
         .collect()
 }
 
-/// Progress bars on a terminal; one line per pair otherwise.
+/// Progress bars on a terminal; one line per step otherwise.
 struct CliProgress {
     tty: bool,
     overall: ProgressBar,
-    phase: ProgressBar,
+    stage: ProgressBar,
     _multi: MultiProgress,
     /// Slots computed (not found on disk) and the time they took.
     computed: Mutex<(u64, f64)>,
-    /// Name and start of the current phase, for the plain log.
+    /// Name and start of the current stage, for the plain log.
     current: Mutex<Option<(String, std::time::Instant)>>,
     /// Per build phase (moving, placing): visits reported, seconds of
     /// solving, slots computed.
     work: Mutex<[PhaseWork; 2]>,
-    /// Visits reported for the pair in progress.
+    /// Visits reported for the step in progress.
     pending_visits: Mutex<u64>,
     /// The phase being built: 0 moving, 1 placing (set by `build_phase`).
     placing: std::sync::atomic::AtomicBool,
@@ -102,8 +102,8 @@ impl CliProgress {
             .progress_chars("=> "),
         );
         overall.set_prefix("overall");
-        let phase = multi.add(ProgressBar::new(0));
-        phase.set_style(
+        let stage = multi.add(ProgressBar::new(0));
+        stage.set_style(
             ProgressStyle::with_template("{prefix:>9} {msg} [{bar:40}] {percent}%")
                 .expect("template")
                 .progress_chars("=> "),
@@ -111,7 +111,7 @@ impl CliProgress {
         CliProgress {
             tty,
             overall,
-            phase,
+            stage,
             _multi: multi,
             current: Mutex::new(None),
             computed: Mutex::new((0, 0.0)),
@@ -123,8 +123,8 @@ impl CliProgress {
 }
 
 impl CliProgress {
-    /// Logs how long the phase that just ended took (plain log only).
-    fn log_phase_end(&self) {
+    /// Logs how long the stage that just ended took (plain log only).
+    fn log_stage_end(&self) {
         if let Some((name, start)) = self.current.lock().unwrap().take()
             && !self.tty
         {
@@ -138,24 +138,24 @@ impl Progress for CliProgress {
         self.placing
             .store(placing, std::sync::atomic::Ordering::Relaxed);
     }
-    fn pair_started(&self, name: &str, _slots: u64) {
-        self.phase.set_prefix(name.to_string());
+    fn step_started(&self, name: &str, _slots: u64) {
+        self.stage.set_prefix(name.to_string());
     }
-    fn phase(&self, name: &str, work: u64) {
-        self.log_phase_end();
+    fn stage(&self, name: &str, work: u64) {
+        self.log_stage_end();
         *self.current.lock().unwrap() = Some((name.to_string(), std::time::Instant::now()));
-        self.phase.set_message(name.to_string());
-        self.phase.set_length(work.max(1));
-        self.phase.set_position(0);
+        self.stage.set_message(name.to_string());
+        self.stage.set_length(work.max(1));
+        self.stage.set_position(0);
     }
     fn advance(&self, work: u64) {
-        self.phase.inc(work);
+        self.stage.inc(work);
     }
     fn visits(&self, n: u64) {
         *self.pending_visits.lock().unwrap() += n;
     }
-    fn pair_finished(&self, name: &str, slots: u64, stats: &[SubspaceStats], seconds: f64) {
-        self.log_phase_end();
+    fn step_finished(&self, name: &str, slots: u64, stats: &[SubspaceStats], seconds: f64) {
+        self.log_stage_end();
         self.overall.inc(slots);
         {
             let phase = self.placing.load(std::sync::atomic::Ordering::Relaxed) as usize;
@@ -190,7 +190,7 @@ impl Progress for CliProgress {
             eprintln!("{line}");
         }
     }
-    fn pair_skipped(&self, name: &str, slots: u64) {
+    fn step_skipped(&self, name: &str, slots: u64) {
         self.overall.inc(slots);
         if !self.tty {
             eprintln!("found {name} on disk, not recomputed");
@@ -224,7 +224,7 @@ pub fn build_cmd(rules: &Rules, args: &BuildArgs) -> Result<(), CliError> {
         message: e.to_string(),
     })?;
     progress.overall.finish_and_clear();
-    progress.phase.finish_and_clear();
+    progress.stage.finish_and_clear();
     eprintln!(
         "moving phase: built {} pairs, {} found on disk, in {:.1} s; tables in {}",
         report.moving.computed,

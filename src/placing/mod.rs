@@ -291,7 +291,7 @@ fn solve_subspace_by(
         broken: &broken,
         captures: preferences(1),
     };
-    progress.phase("placing", mirror.orbits());
+    progress.stage("placing", mirror.orbits());
     (0..mirror.orbits())
         .into_par_iter()
         .for_each_init(Scratch::default, |scratch, orbit| {

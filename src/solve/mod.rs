@@ -41,16 +41,18 @@ pub trait Progress: Sync {
     /// A phase of the build starts (its name; whether it builds placing
     /// tables).
     fn build_phase(&self, _name: &str, _placing: bool) {}
-    /// A twin pair starts.
-    fn pair_started(&self, _name: &str, _slots: u64) {}
-    /// A phase of the current pair starts, with its amount of work.
-    fn phase(&self, _name: &str, _work: u64) {}
-    /// Work done in the current phase.
+    /// A step of the build starts: a twin pair, or one placing subspace.
+    fn step_started(&self, _name: &str, _slots: u64) {}
+    /// A stage of the current step starts (the moving solver's
+    /// `initialise` and `propagate`, the placing pass), with its amount of
+    /// work.
+    fn stage(&self, _name: &str, _work: u64) {}
+    /// Work done in the current stage.
     fn advance(&self, _work: u64) {}
-    /// A pair is finished (`slots` of it were computed).
-    fn pair_finished(&self, _name: &str, _slots: u64, _stats: &[SubspaceStats], _seconds: f64) {}
-    /// A pair was already on disk.
-    fn pair_skipped(&self, _name: &str, _slots: u64) {}
+    /// A step is finished (`slots` of it were computed).
+    fn step_finished(&self, _name: &str, _slots: u64, _stats: &[SubspaceStats], _seconds: f64) {}
+    /// A step's tables were already on disk.
+    fn step_skipped(&self, _name: &str, _slots: u64) {}
     /// A table found on disk failed its checks when a later step read it
     /// (`error`): it was removed and the build starts over, rebuilding it.
     fn table_damaged(&self, _error: &str) {}
@@ -961,11 +963,11 @@ fn solve_twins_sharing(
         informed: pair.informed_subspace(),
         ..pair
     };
-    progress.phase("initialise", slots);
+    progress.stage("initialise", slots);
     pair.initialise(progress)?;
     // The bar counts decided positions against all slots: it ends below
     // full by the share of draws and unused slots.
-    progress.phase("propagate", slots);
+    progress.stage("propagate", slots);
     // Under the N-move rule a position decided at depth N has predecessors
     // at N + 1, which no counter lets win: they stay drawn.
     let last = match encoding {
