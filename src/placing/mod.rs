@@ -25,7 +25,7 @@ use crate::index::{
 };
 use crate::moves::{blocked_draws, most_removals};
 use crate::rules::{DoubleMill, Rules};
-use crate::solve::graph::{Removals, Step, for_each_step, steps_to};
+use crate::solve::graph::{Outcome, Removals, for_each_outcome, outcomes_to};
 use crate::solve::value::{Encoding, UNUSED, Value, best_first};
 use crate::solve::{Exits, Progress};
 use crate::table::Table;
@@ -490,7 +490,7 @@ impl Context<'_> {
                 }
                 let mut worth = preference::NONE;
                 let mut general = false;
-                steps_to(
+                outcomes_to(
                     board,
                     rules,
                     us.with(to),
@@ -500,11 +500,11 @@ impl Context<'_> {
                     removals,
                     &mut |step| match step {
                         // A mill with nothing to remove.
-                        Step::Quiet(_) => worth = worth.max(preferences[rank]),
-                        Step::Wins => {
+                        Outcome::Quiet(_) => worth = worth.max(preferences[rank]),
+                        Outcome::Wins => {
                             worth = worth.max(preference::of_value(Value::Loss(0).parent()))
                         }
-                        Step::Capture(after, left) => {
+                        Outcome::Capture(after, left) => {
                             match self.capture_preference(captures, them, after, left) {
                                 Some(p) => worth = worth.max(p),
                                 None => {
@@ -550,7 +550,7 @@ impl Context<'_> {
                 (Some((qi, _)), Some(side)) if s.us_hand > 0 => Some(qi.placements(side, us)),
                 _ => None,
             };
-            let moves = for_each_step(
+            let moves = for_each_outcome(
                 board,
                 rules,
                 us,
@@ -559,7 +559,7 @@ impl Context<'_> {
                 s.them_hand,
                 removals,
                 |step| match step {
-                    Step::Quiet(after) => {
+                    Outcome::Quiet(after) => {
                         // The child (them to move) is in the quiet table,
                         // which exists: both sides keep their stones.
                         let (qi, _) = quiet.expect("a quiet child subspace");
@@ -569,8 +569,8 @@ impl Context<'_> {
                         };
                         batch.lookups.push((0, slot));
                     }
-                    Step::Wins => fold(&mut best, Some(Value::Loss(0)), self.broken),
-                    Step::Capture(after, left) => {
+                    Outcome::Wins => fold(&mut best, Some(Value::Loss(0)), self.broken),
+                    Outcome::Capture(after, left) => {
                         self.capture(batch, &mut captured, them, after, left)
                     }
                 },

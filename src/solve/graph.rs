@@ -9,7 +9,7 @@ use crate::rules::Rules;
 
 /// Where one move leads, seen from the side that made it.
 #[derive(Clone, Copy, Debug)]
-pub enum Step {
+pub enum Outcome {
     /// Nothing was removed: the mover's stones are now these, the
     /// opponent's are unchanged.
     Quiet(PointSet),
@@ -75,7 +75,7 @@ impl Removals {
 /// the game is over (`mill=wins` and `them` has a line) has no moves.
 #[inline]
 #[allow(clippy::too_many_arguments)]
-pub fn for_each_step(
+pub fn for_each_outcome(
     board: &Board,
     rules: &Rules,
     us: PointSet,
@@ -83,7 +83,7 @@ pub fn for_each_step(
     us_hand: u8,
     them_hand: u8,
     removals: &mut Removals,
-    mut f: impl FnMut(Step),
+    mut f: impl FnMut(Outcome),
 ) -> usize {
     if mill_ended(board, rules, them) {
         return 0;
@@ -92,7 +92,7 @@ pub fn for_each_step(
     let mut n = 0;
     if us_hand > 0 {
         for to in empty {
-            n += steps_to(
+            n += outcomes_to(
                 board,
                 rules,
                 us.with(to),
@@ -116,7 +116,7 @@ pub fn for_each_step(
         };
         let rest = us.without(from);
         for to in targets {
-            n += steps_to(
+            n += outcomes_to(
                 board,
                 rules,
                 rest.with(to),
@@ -131,13 +131,13 @@ pub fn for_each_step(
     n
 }
 
-/// Calls `f` for every step of a move that ends on `to`, leaving the
+/// Calls `f` with the outcome of a move that ends on `to`, leaving the
 /// mover with `after` (a placement or a stone moved) against `them`
-/// (`them_hand` in hand): one quiet step, or one per removal set when the
-/// move closes a mill. Returns the number of steps.
+/// (`them_hand` in hand): one quiet outcome, or one per removal set when
+/// the move closes a mill. Returns the number of outcomes.
 #[inline]
 #[allow(clippy::too_many_arguments)]
-pub fn steps_to(
+pub fn outcomes_to(
     board: &Board,
     rules: &Rules,
     after: PointSet,
@@ -145,30 +145,30 @@ pub fn steps_to(
     them: PointSet,
     them_hand: u8,
     removals: &mut Removals,
-    f: &mut impl FnMut(Step),
+    f: &mut impl FnMut(Outcome),
 ) -> usize {
     if rules.mill_wins() {
         f(if board.has_mill(after) {
-            Step::Wins
+            Outcome::Wins
         } else {
-            Step::Quiet(after)
+            Outcome::Quiet(after)
         });
         return 1;
     }
     let k = removals_earned(rules, board.mills_through(to, after));
     if k == 0 {
-        f(Step::Quiet(after));
+        f(Outcome::Quiet(after));
         return 1;
     }
     let sets = removals.get(board, rules, them, them_hand, k);
     for &r in sets {
         let left = them.minus(r);
         f(if left.len() + (them_hand as u32) < 3 {
-            Step::Wins
+            Outcome::Wins
         } else if r.is_empty() {
-            Step::Quiet(after)
+            Outcome::Quiet(after)
         } else {
-            Step::Capture(after, left)
+            Outcome::Capture(after, left)
         });
     }
     sets.len()

@@ -30,7 +30,7 @@ use crate::moves::blocked_draws;
 use crate::rules::Rules;
 pub use crate::table::SubspaceStats;
 use crate::table::Table;
-use graph::{Removals, Step, for_each_quiet_unmove, for_each_step};
+use graph::{Outcome, Removals, for_each_outcome, for_each_quiet_unmove};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, OnceLock};
@@ -342,7 +342,7 @@ impl Pair<'_> {
         // Informed: every quiet child's slot, to read its value.
         let informed = self.informed == Some(i) && self.start.get().is_some();
         let mut moved = None;
-        o.moves = for_each_step(
+        o.moves = for_each_outcome(
             self.board,
             self.rules,
             us,
@@ -351,7 +351,7 @@ impl Pair<'_> {
             them_hand,
             removals,
             |step| match step {
-                Step::Quiet(us2) if placed(us2) == 1 => {
+                Outcome::Quiet(us2) if placed(us2) == 1 => {
                     let (k, _, table, _) = placing
                         .as_ref()
                         .expect("the placements' exit table is loaded");
@@ -362,7 +362,7 @@ impl Pair<'_> {
                     table.prefetch(slot);
                     lookups.push((*k, slot));
                 }
-                Step::Quiet(us2) if informed => {
+                Outcome::Quiet(us2) if informed => {
                     // The steps of one stone come together: the rank terms
                     // of the others are prepared once for all its targets.
                     let rest = us.intersect(us2);
@@ -372,10 +372,10 @@ impl Pair<'_> {
                     let (_, targets) = moved.as_ref().expect("set above");
                     children.push(targets.slot(us2));
                 }
-                Step::Quiet(us2) if symmetric => children.push(child_idx.slot_with(&side, us2)),
-                Step::Quiet(_) => quiet += 1,
-                Step::Wins => o.exit(Some(Value::Loss(0))),
-                Step::Capture(us2, them2) => lookups.push(self.exits.locate(
+                Outcome::Quiet(us2) if symmetric => children.push(child_idx.slot_with(&side, us2)),
+                Outcome::Quiet(_) => quiet += 1,
+                Outcome::Wins => o.exit(Some(Value::Loss(0))),
+                Outcome::Capture(us2, them2) => lookups.push(self.exits.locate(
                     them2,
                     us2,
                     (them_hand, us_hand - placed(us2)),
