@@ -402,19 +402,6 @@ impl Pair<'_> {
         o
     }
 
-    /// The subspace to initialise second, reading the first's values: one
-    /// whose mover flies (many predecessors a position, each a whole index
-    /// computation to find) while the other's does not. The first's
-    /// positions decided for good at the start then never propagate: their
-    /// predecessors took them as exits.
-    fn informed_subspace(&self) -> Option<usize> {
-        if self.idx.len() != 2 || self.subs.iter().any(|s| s.us_hand + s.them_hand > 0) {
-            return None;
-        }
-        let flies = |i: usize| self.rules.flies(self.subs[i].us as u32);
-        (0..2).find(|&i| flies(i) && !flies(self.other(i)))
-    }
-
     /// The snapshot of [`Pair::start`]; made before it is read.
     #[inline]
     fn start(&self) -> &[u8] {
@@ -756,6 +743,19 @@ impl StartValue {
     }
 }
 
+/// Of twin subspaces `subs`, the one to initialise second, reading the
+/// first's values: one whose mover flies (many predecessors a position,
+/// each a whole index computation to find) while the other's does not.
+/// The first's positions decided for good at the start then never
+/// propagate: their predecessors took them as exits.
+fn informed_subspace(rules: &Rules, subs: &[Subspace]) -> Option<usize> {
+    if subs.len() != 2 || subs.iter().any(|s| s.us_hand + s.them_hand > 0) {
+        return None;
+    }
+    let flies = |i: usize| rules.flies(subs[i].us as u32);
+    (0..2).find(|&i| flies(i) && !flies(1 - i))
+}
+
 /// The least share of the first subspace's slots decided for good at the
 /// start for the informed subspace to read them. Measured on the standard
 /// game's flying pairs: 7-3 (52 % decided) gains, 6-3 (36 %) breaks even,
@@ -954,14 +954,10 @@ fn solve_twins_sharing(
         decided: idx.iter().map(|_| Mutex::new(Vec::new())).collect(),
         idx,
         max_code: AtomicU16::new(0),
-        informed: None,
+        informed: informed_subspace(rules, &subs),
         informed_share: share,
         start: OnceLock::new(),
         visits: AtomicU64::new(0),
-    };
-    let pair = Pair {
-        informed: pair.informed_subspace(),
-        ..pair
     };
     progress.stage("initialise", slots);
     pair.initialise(progress)?;
