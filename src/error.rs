@@ -1,7 +1,7 @@
-//! Errors of user input (positions, moves, rule sets).
+//! Errors of user input (positions, moves, rule sets). The bottom of the
+//! crate: it imports nothing, and the modules that read input convert
+//! their own errors into [`ParseError`].
 
-use crate::position::PositionError;
-use crate::rules::RulesError;
 use std::fmt;
 
 /// A position, move or rule text that could not be read, with the
@@ -23,15 +23,3 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
-
-impl From<PositionError> for ParseError {
-    fn from(e: PositionError) -> Self {
-        ParseError(e.to_string())
-    }
-}
-
-impl From<RulesError> for ParseError {
-    fn from(e: RulesError) -> Self {
-        ParseError(e.to_string())
-    }
-}

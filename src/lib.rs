@@ -2,17 +2,20 @@
 //! millbase: solves mill games (Nine Men's Morris and its variants) by
 //! retrograde analysis.
 //!
-//! Data flows one way through the modules: geometry (points, lines,
-//! symmetries) -> [`rules`] (rule options) -> [`position`] (positions and
-//! their text forms) -> [`moves`] (move and unmove generation, perft) ->
-//! [`notation`] (move text, position input) -> [`index`] (the perfect hash
-//! of each stone-count subspace, the subspace lists) -> [`solve`] (value
-//! codes, backward induction) and placing (the placing phase) -> [`table`]
-//! (the table files and their folder) -> [`build`] (the whole build, in
-//! order) -> [`query`] (values of positions and moves) -> [`mod@verify`] (the
-//! forward check of the tables, the value of the start by two methods) ->
-//! [`serve`] (the HTTP API and the web board). The rules are described in
-//! `docs/RULES.md`, the design in `docs/DESIGN.md`.
+//! Data flows one way through the modules, each importing only from those
+//! before it (a test holds them to it): geometry (points, lines,
+//! symmetries) -> [`rules`] (rule options) -> [`value`] (values and their
+//! codes) -> [`position`] (positions and their text forms) -> [`moves`]
+//! (move and unmove generation, perft) -> [`notation`] (move text, position
+//! input) -> [`index`] (the perfect hash of each stone-count subspace, the
+//! subspace lists) -> [`table`] (the table files and their folder) ->
+//! [`solve`] (backward induction of the moving phase) and placing (the
+//! placing phase) -> [`build`] (the whole build, in order) -> [`query`]
+//! (values of positions and moves) -> [`play`] (choosing moves, matches) ->
+//! [`answer`] (a query's answer as JSON) -> [`mod@verify`] (the forward
+//! check of the tables, the value of the start by two methods; it reads
+//! no builder) -> [`serve`] (the HTTP API and the web board). The rules
+//! are described in `docs/RULES.md`, the design in `docs/DESIGN.md`.
 //!
 //! Build a small game and ask for the value of its start:
 //!
@@ -40,11 +43,14 @@
 //! assert_eq!(perft(&Position::start(&rules), &rules, 2), 24 * 23);
 //! ```
 
+pub mod answer;
 pub mod build;
 mod color;
 mod error;
 mod geometry;
 pub mod index;
+#[cfg(test)]
+mod layers;
 pub mod machine;
 mod memory;
 pub mod moves;
@@ -58,6 +64,7 @@ pub mod rules;
 pub mod serve;
 pub mod solve;
 pub mod table;
+pub mod value;
 pub mod verify;
 
 pub use build::{Build, BuildError, BuildOptions, BuildReport};
@@ -68,6 +75,6 @@ pub use moves::Move;
 pub use position::{ByColor, Color, Position};
 pub use query::{ProbeError, TableSet};
 pub use rules::Rules;
-pub use solve::value::Value;
 pub use table::{TableError, TableFolder, Wdl};
+pub use value::Value;
 pub use verify::{Method, Verification, VerifyError, verify};

@@ -92,7 +92,7 @@ pub fn render_position(board: &Board, pos: &Position) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Rules;
+    use crate::rules::Rules;
 
     #[test]
     fn every_board_draws_every_point() {

@@ -4,8 +4,8 @@ mod common;
 
 use millbase::Rules;
 use millbase::index::Subspace;
-use millbase::solve::value::{UNUSED, Value};
 use millbase::table::TableFolder;
+use millbase::value::{UNUSED, Value};
 use std::path::Path;
 use std::process::Output;
 

@@ -8,7 +8,7 @@ use common::{Images, run as millbase};
 use millbase::index::Subspace;
 use millbase::moves::legal_moves;
 use millbase::query::TableSet;
-use millbase::solve::value::Value;
+use millbase::value::Value;
 use millbase::{Color, Position, Rules};
 use rayon::prelude::*;
 use std::collections::HashMap;

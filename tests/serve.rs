@@ -6,7 +6,7 @@ mod common;
 mod http;
 
 use http::{enc, get, post, request};
-use millbase::query::answer::QueryTables;
+use millbase::answer::QueryTables;
 use millbase::serve::{Limits, RunningServer, ServeOptions, spawn};
 use serde_json::{Value, json};
 use std::net::SocketAddr;

@@ -10,7 +10,7 @@ use millbase::notation::parse_position;
 use millbase::query::TableSet;
 use millbase::rules::{FullBoard, MillRule};
 use millbase::solve::NoProgress;
-use millbase::solve::value::Value;
+use millbase::value::Value;
 use millbase::{PointSet, Rules};
 use rayon::prelude::*;
 use std::collections::HashMap;

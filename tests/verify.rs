@@ -4,7 +4,7 @@ mod common;
 
 use millbase::moves::legal_moves;
 use millbase::query::TableSet;
-use millbase::solve::value::Value;
+use millbase::value::Value;
 use millbase::verify::{OpeningSearch, wdl_of};
 use millbase::{Position, Rules};
 use std::collections::HashMap;

@@ -3,10 +3,10 @@
 use super::CliError;
 use clap::Args;
 use millbase::Rules;
+use millbase::answer::{Probed, QueryError, QueryTables};
 use millbase::notation::format_move;
-use millbase::query::answer::{Probed, QueryError, QueryTables};
 use millbase::render::render_position;
-use millbase::solve::value::Value;
+use millbase::value::Value;
 use rayon::prelude::*;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;

@@ -31,7 +31,7 @@ pub struct InfoArgs {
     db: PathBuf,
 }
 
-fn show_value(v: Option<millbase::solve::value::Value>) -> String {
+fn show_value(v: Option<millbase::value::Value>) -> String {
     match v {
         None => "unused".into(),
         Some(v) => match v.plies() {

@@ -7,8 +7,8 @@ use millbase::Rules;
 use millbase::moves::Move;
 use millbase::notation::{Notation, format_move};
 use millbase::query::TableSet;
-use millbase::solve::value::Value;
 use millbase::table::Wdl;
+use millbase::value::Value;
 use millbase::verify::{
     Method, OpeningSearch, SearchOutcome, TablesOutcome, VerifyError, VerifyProgress, verify,
 };

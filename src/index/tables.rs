@@ -59,6 +59,60 @@ static RANK_BYTES: [[[u32; 256]; 17]; 3] = {
     t
 };
 
+/// Bits of the low part of a set split for [`SPLIT_LOW`] and [`SPLIT_HIGH`].
+pub const SPLIT_BITS: u32 = 12;
+/// The low part's bits.
+pub const SPLIT_MASK: u32 = (1 << SPLIT_BITS) - 1;
+
+/// `SPLIT_LOW[v]`: the colex rank of the set `v` of points below
+/// [`SPLIT_BITS`].
+pub static SPLIT_LOW: [u32; 1 << SPLIT_BITS] = {
+    let mut t = [0u32; 1 << SPLIT_BITS];
+    let mut v = 0;
+    while v < 1 << SPLIT_BITS {
+        t[v] = split_terms(v as u32, 0, 0);
+        v += 1;
+    }
+    t
+};
+
+/// `SPLIT_HIGH[j][v]`: the part of a colex rank contributed by the points
+/// `SPLIT_BITS + b` for the bits `b` of `v`, when `j` elements of the set
+/// lie below them. A set of up to 24 points of at most 13 elements is
+/// `SPLIT_LOW[low] + SPLIT_HIGH[low's size][high]`.
+pub static SPLIT_HIGH: [[u32; 1 << SPLIT_BITS]; 14] = {
+    let mut t = [[0u32; 1 << SPLIT_BITS]; 14];
+    let mut j = 0;
+    while j < 14 {
+        let mut v = 0;
+        while v < 1 << SPLIT_BITS {
+            t[j][v] = split_terms(v as u32, SPLIT_BITS as usize, j);
+            v += 1;
+        }
+        j += 1;
+    }
+    t
+};
+
+/// The colex rank terms of the bits of `v` read as the points `offset + b`,
+/// `below` elements of the set lying under them.
+const fn split_terms(v: u32, offset: usize, below: usize) -> u32 {
+    let mut sum = 0u64;
+    let mut i = below + 1;
+    let mut bit = 0;
+    while bit < SPLIT_BITS as usize {
+        if v & (1 << bit) != 0 {
+            // Sets of more than 32 elements do not occur; their terms are 0.
+            if i <= 32 {
+                sum += BINOMIAL[offset + bit][i];
+            }
+            i += 1;
+        }
+        bit += 1;
+    }
+    sum as u32
+}
+
 /// Colex rank of a set (of at most 24 points) among the sets of its size.
 #[inline]
 pub fn colex_rank(s: PointSet) -> u64 {

@@ -26,9 +26,9 @@ use crate::index::{
 use crate::moves::{blocked_draws, most_removals};
 use crate::rules::{DoubleMill, Rules};
 use crate::solve::graph::{Outcome, Removals, for_each_outcome, outcomes_to};
-use crate::solve::value::{Encoding, UNUSED, Value, best_first};
 use crate::solve::{Exits, Progress};
 use crate::table::Table;
+use crate::value::{Encoding, UNUSED, Value, best_first};
 use preference::Preferences;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
@@ -194,6 +194,9 @@ enum CaptureState {
     Unseen,
     /// Read from `preferences`, the captured side prepared.
     Ready(PreparedSide),
+    /// Read from the child table's codes, the captured side prepared (no
+    /// symmetry fixes its representative).
+    Direct(PreparedSide),
     /// Through the general path.
     General,
 }
@@ -375,18 +378,31 @@ impl Context<'_> {
         if let CaptureState::Unseen = block.state {
             let side = child.index.prepare(left);
             let orbit = side.base / child.index.block_size();
-            block.state = if child.fill(orbit, &mut block.preferences) {
+            block.state = if side.stabiliser == 0 {
+                CaptureState::Direct(side)
+            } else if child.fill(orbit, &mut block.preferences) {
                 CaptureState::Ready(side)
             } else {
                 CaptureState::General
             };
         }
-        let CaptureState::Ready(side) = &block.state else {
-            return None;
-        };
-        // Every slot of the block holds its class's preference, so the
-        // image's rank needs no smallest-of-the-class.
-        Some(block.preferences[child.index.image_rank(side, after) as usize])
+        match &block.state {
+            // Every slot of the block is a class of its own: the image's
+            // rank is the child's slot. A block holds many more slots than
+            // a block's positions capture from it, so its codes are read
+            // where needed rather than turned whole into preferences.
+            CaptureState::Direct(side) => {
+                let slot = side.base + child.index.image_rank(side, after);
+                Some(child.preferences.of_code(child.table.code(slot)))
+                    .filter(|&p| p != preference::NONE)
+            }
+            // Every slot of the block holds its class's preference, so the
+            // image's rank needs no smallest-of-the-class.
+            CaptureState::Ready(side) => {
+                Some(block.preferences[child.index.image_rank(side, after) as usize])
+            }
+            _ => None,
+        }
     }
 
     /// Queues a position whose children from `first` on are in the batch,

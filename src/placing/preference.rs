@@ -2,8 +2,8 @@
 //! the better, so that the best of a position's placements is a `max` over
 //! an array, with no value decoded per child.
 
-use crate::solve::value::{UNUSED, Value};
 use crate::table::Table;
+use crate::value::{UNUSED, Value};
 
 /// No child yet (the identity of `max`), or a code without a preference:
 /// an unused slot, or a depth too deep for the range below.
@@ -65,7 +65,7 @@ impl Preferences {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solve::value::best_first;
+    use crate::value::best_first;
 
     #[test]
     fn preferences_order_values_as_the_mover_does() {

@@ -8,7 +8,7 @@ pub mod practical;
 use crate::moves::{Move, legal_moves};
 use crate::position::Position;
 use crate::query::{ProbeError, TableSet};
-use crate::solve::value::Value;
+use crate::value::Value;
 use alphabeta::AlphaBeta;
 use std::fmt;
 use std::str::FromStr;

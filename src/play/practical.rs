@@ -22,7 +22,7 @@
 use crate::moves::{Move, next_counter};
 use crate::position::Position;
 use crate::query::{ProbeError, TableSet};
-use crate::solve::value::{Value, best_first};
+use crate::value::{Value, best_first};
 use rayon::prelude::*;
 
 /// A move with its practical standing.

@@ -8,6 +8,7 @@ mod text;
 pub use text::{parse_board_string, parse_sanmill, to_sanmill};
 
 pub use crate::color::{ByColor, Color};
+use crate::error::ParseError;
 use crate::geometry::{Point, PointSet};
 use crate::rules::Rules;
 use std::fmt;
@@ -34,6 +35,12 @@ impl fmt::Display for PositionError {
 }
 
 impl std::error::Error for PositionError {}
+
+impl From<PositionError> for ParseError {
+    fn from(e: PositionError) -> Self {
+        ParseError(e.to_string())
+    }
+}
 
 /// Whether stones in hand `hand` with `to_move` to move arise from the
 /// start by alternate moves, White first: each side places while it has

@@ -14,15 +14,13 @@
 //! println!("{:?}", tables.probe(&pos));
 //! ```
 
-pub mod answer;
-
 use crate::index::{Indexer, Subspace};
 use crate::position::Position;
 use crate::rules::Rules;
-use crate::solve::value::{Encoding, Value, best_first};
 use crate::table::{
     CodeLayout, FieldCode, Halves, TableError, TableFile, TableFolder, Wdl, WdlBlock,
 };
+use crate::value::{Encoding, Value, best_first};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};
@@ -332,7 +330,7 @@ impl TableSet {
             Lookup::Slot(s, number, slot) => {
                 let table = self.table(s, number)?;
                 let code = self.code(table, s, slot)?;
-                if code == crate::solve::value::UNUSED {
+                if code == crate::value::UNUSED {
                     return Err(self.unused(s, slot));
                 }
                 Ok((code, table.info().encoding))

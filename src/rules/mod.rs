@@ -8,6 +8,7 @@
 //! preset (used for directory names).
 
 use crate::color::{ByColor, Color};
+use crate::error::ParseError;
 use crate::geometry::{Board, PointSet};
 use std::fmt;
 use std::str::FromStr;
@@ -96,6 +97,12 @@ impl fmt::Display for RulesError {
 }
 
 impl std::error::Error for RulesError {}
+
+impl From<RulesError> for ParseError {
+    fn from(e: RulesError) -> Self {
+        ParseError(e.to_string())
+    }
+}
 
 /// Named rule sets; the first is the default.
 pub const PRESETS: &[(&str, Rules)] = &[

@@ -26,7 +26,7 @@
 
 pub mod catalog;
 
-use crate::query::answer::{Answer, QueryError, QueryTables};
+use crate::answer::{Answer, QueryError, QueryTables};
 use crate::rules::Rules;
 use crate::table::{PliesCounts, SubspaceStats, TableError, TableFolder};
 use axum::Router;

@@ -21,20 +21,19 @@
 //! tentative exit win is overwritten by a shorter one.
 
 pub mod graph;
-pub mod value;
 
 use crate::geometry::{Board, PointSet};
 use crate::index::{Indexer, Subspace, SubspaceIndex};
 use crate::memory::{huge_vec_with, prefetch};
 use crate::moves::blocked_draws;
 use crate::rules::Rules;
-pub use crate::table::SubspaceStats;
-use crate::table::Table;
+
+use crate::table::{SubspaceStats, Table};
+use crate::value::{self, DRAW, Encoding, UNUSED, Value, is_loss, is_win};
 use graph::{Outcome, Removals, for_each_outcome, for_each_quiet_unmove};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, OnceLock};
-use value::{DRAW, Encoding, UNUSED, Value, is_loss, is_win};
 
 /// Receives progress reports; the solver never prints.
 pub trait Progress: Sync {

@@ -10,7 +10,7 @@
 use super::{Table, TableError, code_at};
 use crate::index::Subspace;
 use crate::rules::Rules;
-use crate::solve::value::{DRAW, Encoding, UNUSED, Value};
+use crate::value::{DRAW, Encoding, UNUSED, Value};
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::fs;
@@ -303,7 +303,7 @@ impl Halves {
         };
         // Only a damaged (or forged) block holds a depth past the codes:
         // it reads as an unused slot, which every reader reports.
-        (2 * h as u32 + 1 + win as u32).min(crate::solve::value::UNUSED as u32) as u16
+        (2 * h as u32 + 1 + win as u32).min(crate::value::UNUSED as u32) as u16
     }
 }
 
@@ -450,6 +450,31 @@ thread_local! {
         const { RefCell::new(None) };
     /// The compressed bytes of the block being read.
     static READ_BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// One compressor per level with its output buffer: a fresh context
+    /// per block cost about a tenth of compressing (its workspace
+    /// allocated and zeroed each time).
+    static COMPRESSORS: RefCell<Vec<(i32, zstd::bulk::Compressor<'static>, Vec<u8>)>> =
+        const { RefCell::new(Vec::new()) };
+}
+
+/// `data` compressed at `level` as one zstd frame, exactly as
+/// `zstd::bulk::compress` makes it.
+fn compress_block(data: &[u8], level: i32) -> std::io::Result<Vec<u8>> {
+    COMPRESSORS.with(|c| {
+        let mut c = c.borrow_mut();
+        let i = match c.iter().position(|(l, ..)| *l == level) {
+            Some(i) => i,
+            None => {
+                c.push((level, zstd::bulk::Compressor::new(level)?, Vec::new()));
+                c.len() - 1
+            }
+        };
+        let (_, compressor, buffer) = &mut c[i];
+        buffer.clear();
+        buffer.reserve(zstd::zstd_safe::compress_bound(data.len()));
+        compressor.compress_to_buffer(data, buffer)?;
+        Ok(buffer.to_vec())
+    })
 }
 
 /// Reads exactly `buf.len()` bytes at `offset`.
@@ -976,8 +1001,8 @@ pub(super) fn write(
         .par_iter()
         .map(|c| {
             Ok((
-                zstd::bulk::compress(&pack_wdl(c, width, table.encoding()), level.max(WDL_LEVEL))?,
-                zstd::bulk::compress(&layout.encode(c, width, table.encoding()), level)?,
+                compress_block(&pack_wdl(c, width, table.encoding()), level.max(WDL_LEVEL))?,
+                compress_block(&layout.encode(c, width, table.encoding()), level)?,
             ))
         })
         .collect::<std::io::Result<Vec<(Vec<u8>, Vec<u8>)>>>()

@@ -25,7 +25,7 @@ pub use stats::{PliesCounts, StatsFile, SubspaceStats};
 
 use crate::index::Subspace;
 use crate::rules::Rules;
-use crate::solve::value::{Encoding, UNUSED, Value};
+use crate::value::{Encoding, UNUSED, Value};
 use std::fmt;
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! Counts of a table's values: wins, draws, losses and the longest of each.
 
 use super::Table;
-use crate::solve::value::Value;
+use crate::value::Value;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -257,7 +257,7 @@ mod tests {
                     x ^= x >> 7;
                     x ^= x << 17;
                     match x % 10 {
-                        0 => crate::solve::value::UNUSED,
+                        0 => crate::value::UNUSED,
                         _ => (x >> 8) as u16 % top,
                     }
                 })

@@ -18,8 +18,8 @@ pub use search::{
 use crate::moves::Move;
 use crate::position::Position;
 use crate::query::{ProbeError, TableSet};
-use crate::solve::value::Value;
 use crate::table::{TableError, Wdl};
+use crate::value::Value;
 use std::fmt;
 use std::time::Instant;
 

@@ -350,8 +350,8 @@ pub fn rewrite_table(
     s: millbase::index::Subspace,
     codes: &[u16],
 ) {
-    use millbase::solve::value::Encoding;
     use millbase::table::{DEFAULT_LEVEL, Table, TableFolder};
+    use millbase::value::Encoding;
     let folder = TableFolder::new(db, rules);
     let encoding = Encoding::of(&folder.table_rules(s), s.is_moving());
     folder

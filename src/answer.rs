@@ -4,15 +4,15 @@
 //! it leads to. The CLI and the server both build it here, so their JSON is
 //! the same object.
 
-use super::{CounterValue, MoveValue, ProbeError, TableSet};
 use crate::error::ParseError;
 use crate::moves::{legal_moves, mill_ended, next_counter};
 use crate::notation::{PositionInput, format_move, parse_counter, parse_position, play_moves_from};
 use crate::play::practical::{PracticalMove, practical_moves};
 use crate::position::Position;
+use crate::query::{CounterValue, MoveValue, ProbeError, TableSet};
 use crate::rules::Rules;
-use crate::solve::value::Value;
 use crate::table::TableError;
+use crate::value::Value;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
