@@ -174,29 +174,30 @@ pub struct BuildReport {
     pub stats: Vec<SubspaceStats>,
 }
 
-/// A twin pair `{w-b, b-w}`, written with the larger count first.
+/// A twin pair of moving subspaces, `us-them` and `them-us`, named by its
+/// stone counts: the larger first.
 type PairId = (u8, u8);
 
 fn pair_of(s: Subspace) -> PairId {
     (s.us.max(s.them), s.us.min(s.them))
 }
 
-fn pair_subspaces((w, b): PairId) -> Vec<Subspace> {
-    if w == b {
-        vec![Subspace::moving(w, b)]
+fn pair_subspaces((more, fewer): PairId) -> Vec<Subspace> {
+    if more == fewer {
+        vec![Subspace::moving(more, fewer)]
     } else {
-        vec![Subspace::moving(w, b), Subspace::moving(b, w)]
+        vec![Subspace::moving(more, fewer), Subspace::moving(fewer, more)]
     }
 }
 
 /// The pairs whose tables a moving pair's captures read.
-fn dependencies(rules: &Rules, (w, b): PairId) -> Vec<PairId> {
+fn dependencies(rules: &Rules, (more, fewer): PairId) -> Vec<PairId> {
     let most = most_removals(rules);
     let mut out = Vec::new();
-    for (x, y) in [(w, b), (b, w)] {
+    for (us, them) in [(more, fewer), (fewer, more)] {
         for k in 1..=most {
-            if y >= k + 3 {
-                out.push(pair_of(Subspace::moving(y - k, x)));
+            if them >= k + 3 {
+                out.push(pair_of(Subspace::moving(them - k, us)));
             }
         }
     }
@@ -225,7 +226,7 @@ fn moving_pairs(rules: &Rules, wanted: &[Subspace]) -> Result<Vec<PairId>, Build
         }
     }
     let mut order: Vec<PairId> = need.into_iter().collect();
-    order.sort_by_key(|&(w, b)| (w + b, w, b));
+    order.sort_by_key(|&(more, fewer)| (more + fewer, more, fewer));
     Ok(order)
 }
 

@@ -1,14 +1,14 @@
 //! The perfect hash: every position of a stone-count subspace to one slot,
 //! the same slot for all symmetric images.
 //!
-//! Gasser's scheme. The stones of the side to move (`us`, `w` of them) are
+//! Gasser's scheme. The stones of the side to move (`us` of them) are
 //! brought to the smallest of their symmetric images (the orbit
-//! representative, numbered among all orbits of `w`-sets); the same map is
-//! applied to the other side's stones (`them`, `b` of them), which are then
-//! ranked among the `n - w` points the representative leaves free (`n` the
+//! representative, numbered among all orbits of `us`-sets); the same map is
+//! applied to the other side's stones (`them` of them), which are then
+//! ranked among the `n - us` points the representative leaves free (`n` the
 //! board's points: 24, 16 or 9):
 //!
-//! `slot = orbit(us) * C(n - w, b) + rank(them among free points)`.
+//! `slot = orbit(us stones) * C(n - us, them) + rank(them stones among free points)`.
 //!
 //! When the representative is fixed by some symmetries (its stabiliser),
 //! several slots stand for one class; the class takes the smallest of their
@@ -62,28 +62,28 @@ impl Indexer {
         self.board
     }
 
-    /// The orbit table of `w`-stone sets.
-    fn orbit_table(&self, w: u8) -> &Arc<OrbitTable> {
-        self.orbits[w as usize]
-            .get_or_init(|| Arc::new(OrbitTable::build(self.board, &self.syms, w)))
+    /// The orbit table of `stones`-stone sets.
+    fn orbit_table(&self, stones: u8) -> &Arc<OrbitTable> {
+        self.orbits[stones as usize]
+            .get_or_init(|| Arc::new(OrbitTable::build(self.board, &self.syms, stones)))
     }
 
-    /// Number of orbits of `w`-stone sets under the symmetries.
-    pub fn orbit_count(&self, w: u8) -> u64 {
-        self.orbit_table(w).reps.len() as u64
+    /// Number of orbits of `stones`-stone sets under the symmetries.
+    pub fn orbit_count(&self, stones: u8) -> u64 {
+        self.orbit_table(stones).reps.len() as u64
     }
 
-    /// The index of the moving-phase subspace with `w` stones for the side
-    /// to move and `b` for the other.
-    pub fn subspace(&self, w: u8, b: u8) -> SubspaceIndex<'_> {
-        assert!(w as u32 + b as u32 <= self.board.size as u32);
-        let n_free = self.board.size - w;
+    /// The index of the positions with `us` stones on the board for the
+    /// side to move and `them` for the other.
+    pub fn subspace(&self, us: u8, them: u8) -> SubspaceIndex<'_> {
+        assert!(us as u32 + them as u32 <= self.board.size as u32);
+        let n_free = self.board.size - us;
         SubspaceIndex {
             indexer: self,
-            orbits: self.orbit_table(w).clone(),
-            w,
-            b,
-            block: binomial(n_free as u32, b as u32),
+            orbits: self.orbit_table(us).clone(),
+            us,
+            them,
+            block: binomial(n_free as u32, them as u32),
         }
     }
 
@@ -105,14 +105,15 @@ impl Indexer {
     }
 }
 
-/// The slots of one subspace (`w` stones to move, `b` for the other side).
+/// The slots of one subspace (`us` stones for the side to move, `them` for
+/// the other side).
 #[derive(Clone)]
 pub struct SubspaceIndex<'a> {
     indexer: &'a Indexer,
     orbits: Arc<OrbitTable>,
-    w: u8,
-    b: u8,
-    /// Slots per orbit: `C(n - w, b)`.
+    us: u8,
+    them: u8,
+    /// Slots per orbit: `C(n - us, them)`.
     block: u64,
 }
 
@@ -239,13 +240,13 @@ impl Placements<'_> {
 
 impl SubspaceIndex<'_> {
     /// Stones of the side to move.
-    pub fn w(&self) -> u8 {
-        self.w
+    pub fn us(&self) -> u8 {
+        self.us
     }
 
     /// Stones of the other side.
-    pub fn b(&self) -> u8 {
-        self.b
+    pub fn them(&self) -> u8 {
+        self.them
     }
 
     /// Number of slots (orbits times the block size).
@@ -261,7 +262,7 @@ impl SubspaceIndex<'_> {
     /// Canonicalises the side to move's stones once, for many slots.
     #[inline]
     pub fn prepare(&self, us: PointSet) -> PreparedSide {
-        debug_assert_eq!(us.len(), self.w as u32);
+        debug_assert_eq!(us.len(), self.us as u32);
         let e = self.orbits.entry[colex_rank(us) as usize];
         let orbit = e >> 4;
         PreparedSide {
@@ -275,7 +276,7 @@ impl SubspaceIndex<'_> {
     /// The slot of the position `(us, them)` for prepared `us`.
     #[inline]
     pub fn slot_with(&self, side: &PreparedSide, them: PointSet) -> u64 {
-        debug_assert_eq!(them.len(), self.b as u32);
+        debug_assert_eq!(them.len(), self.them as u32);
         let syms = &self.indexer.syms;
         let t = syms.apply(side.sym as usize, them);
         let mut rank = free_rank(side.rep, t);
@@ -317,7 +318,7 @@ impl SubspaceIndex<'_> {
     /// takes the smallest of several ranks: use [`Self::slot_with`]).
     #[inline]
     fn with_added(&self, side: &PreparedSide, stones: PointSet) -> Option<AddedStone<'_>> {
-        debug_assert_eq!(stones.len() + 1, self.b as u32);
+        debug_assert_eq!(stones.len() + 1, self.them as u32);
         if side.stabiliser != 0 {
             return None;
         }
@@ -349,7 +350,7 @@ impl SubspaceIndex<'_> {
         let us = self.orbits.reps[orbit as usize];
         Some((
             us,
-            free_unrank(self.indexer.board.all, us, self.b as u32, rank),
+            free_unrank(self.indexer.board.all, us, self.them as u32, rank),
         ))
     }
 
@@ -375,7 +376,7 @@ impl SubspaceIndex<'_> {
         let stab = self.orbits.stabiliser[orbit as usize];
         let free = self.indexer.board.all.minus(us);
         let base = orbit * self.block;
-        let mut packed = (1u32 << self.b) - 1;
+        let mut packed = (1u32 << self.them) - 1;
         for rank in 0..self.block {
             let them = PointSet(pdep(packed, free.0));
             let slot = base + rank;
@@ -420,7 +421,7 @@ impl SubspaceIndex<'_> {
                 let g = s.trailing_zeros() as usize;
                 s &= s - 1;
                 group += 1;
-                fixed += fixed_subsets(&syms[g].map, free, self.b as usize);
+                fixed += fixed_subsets(&syms[g].map, free, self.them as usize);
             }
             total += fixed / group;
         }

@@ -50,7 +50,7 @@ impl Subspace {
     }
 }
 
-/// The moving-phase subspaces of a rule set: `w-b` (side to move first)
+/// The moving-phase subspaces of a rule set: `us-them` (side to move first)
 /// with at least 3 stones each and at most what each side has, White or
 /// Black to move (`stones=W/B`: White at most W, Black at most B). Closed
 /// under captures and under swapping the sides.
@@ -58,11 +58,11 @@ pub fn moving_subspaces(rules: &Rules) -> Vec<Subspace> {
     let (sw, sb) = (rules.stones.white, rules.stones.black);
     let n = rules.max_stones();
     let mut out = Vec::new();
-    for w in 3..=n {
-        for b in 3..=n {
-            let fits = (w <= sw && b <= sb) || (w <= sb && b <= sw);
-            if fits && w as u32 + b as u32 <= rules.board().size as u32 {
-                out.push(Subspace::moving(w, b));
+    for us in 3..=n {
+        for them in 3..=n {
+            let fits = (us <= sw && them <= sb) || (us <= sb && them <= sw);
+            if fits && us as u32 + them as u32 <= rules.board().size as u32 {
+                out.push(Subspace::moving(us, them));
             }
         }
     }

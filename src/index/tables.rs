@@ -401,9 +401,9 @@ pub struct OrbitTable {
 }
 
 impl OrbitTable {
-    pub fn build(board: &Board, syms: &SymTables, w: u8) -> OrbitTable {
+    pub fn build(board: &Board, syms: &SymTables, stones: u8) -> OrbitTable {
         assert!(syms.count() <= 16, "symmetry numbers must fit in 4 bits");
-        let n = binomial(board.size as u32, w as u32) as usize;
+        let n = binomial(board.size as u32, stones as u32) as usize;
         const UNSEEN: u32 = u32::MAX;
         let mut entry = vec![UNSEEN; n];
         let mut reps = Vec::new();
@@ -412,7 +412,7 @@ impl OrbitTable {
         // set met of each orbit is its smallest member, the representative;
         // its images then get their entries at once (a symmetry per orbit
         // member, not one per member and symmetry).
-        let mut s = colex_unrank(w as u32, 0);
+        let mut s = colex_unrank(stones as u32, 0);
         for r in 0..n {
             debug_assert_eq!(colex_rank(s) as usize, r);
             if entry[r] == UNSEEN {

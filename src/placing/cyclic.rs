@@ -2,8 +2,8 @@
 //! may move a stone on the board instead of placing one.
 //!
 //! Moves on the board keep the stones in hand, so the placing phase has
-//! cycles and no forward pass can label it. Each subspace `w-b-wh-bh` is
-//! solved with its twin `b-w-bh-wh` by the moving phase's backward
+//! cycles and no forward pass can label it. Each subspace `us-them-us_hand-them_hand` is
+//! solved with its twin `them-us-them_hand-us_hand` by the moving phase's backward
 //! induction ([`crate::solve::solve_twins`]): moves on the board that
 //! remove nothing stay in the pair; placements (one stone fewer in hand)
 //! and captures (fewer on the board) leave it for tables finished before.

@@ -1,5 +1,5 @@
 //! The placing phase: positions with stones in hand, one table per
-//! subspace `w-b-wh-bh` (side to move first).
+//! subspace `us-them-us_hand-them_hand` (side to move first).
 //!
 //! Every placing move puts a stone from the hand on the board, so the
 //! stones in hand only shrink: the placing phase has no cycles (except

@@ -1,6 +1,6 @@
 //! Retrograde analysis of the moving phase (no stones in hand).
 //!
-//! The twin subspaces `w-b` and `b-w` are solved together: a move that
+//! The twin subspaces `us-them` and `them-us` are solved together: a move that
 //! removes nothing leads from one to the other; a move that removes stones
 //! leaves the pair for a smaller subspace whose table is already finished
 //! (an *exit*), or ends the game when the opponent falls below 3 stones.
@@ -79,8 +79,9 @@ const HANDS: usize = 13;
 
 /// Where the table of the subspace with these counts is kept in [`Exits`].
 #[inline]
-fn exit_key(w: u8, b: u8, wh: u8, bh: u8) -> usize {
-    ((wh as usize * HANDS + bh as usize) * 25 + w as usize) * 25 + b as usize
+fn exit_key(s: Subspace) -> usize {
+    ((s.us_hand as usize * HANDS + s.them_hand as usize) * 25 + s.us as usize) * 25
+        + s.them as usize
 }
 
 impl Exits {
@@ -93,7 +94,7 @@ impl Exits {
     }
 
     fn key(s: Subspace) -> usize {
-        exit_key(s.us, s.them, s.us_hand, s.them_hand)
+        exit_key(s)
     }
 
     /// Adds a finished table.
@@ -127,19 +128,16 @@ impl Exits {
     /// into cache.
     #[inline]
     fn locate(&self, us: PointSet, them: PointSet, hands: (u8, u8)) -> (usize, u64) {
-        let (w, b) = (us.len() as u8, them.len() as u8);
-        let k = exit_key(w, b, hands.0, hands.1);
-        let (idx, table) = self.tables[k].as_deref().unwrap_or_else(|| {
-            panic!(
-                "exit table {} is loaded before its pair is solved",
-                Subspace {
-                    us: w,
-                    them: b,
-                    us_hand: hands.0,
-                    them_hand: hands.1
-                }
-            )
-        });
+        let s = Subspace {
+            us: us.len() as u8,
+            them: them.len() as u8,
+            us_hand: hands.0,
+            them_hand: hands.1,
+        };
+        let k = exit_key(s);
+        let (idx, table) = self.tables[k]
+            .as_deref()
+            .unwrap_or_else(|| panic!("exit table {s} is loaded before its pair is solved"));
         let slot = idx.slot(us, them);
         table.prefetch(slot);
         (k, slot)
@@ -150,11 +148,16 @@ impl Exits {
     #[inline]
     fn entry(
         &self,
-        w: u8,
-        b: u8,
+        us: u8,
+        them: u8,
         hands: (u8, u8),
     ) -> Option<(usize, &SubspaceIndex<'static>, &Table)> {
-        let k = exit_key(w, b, hands.0, hands.1);
+        let k = exit_key(Subspace {
+            us,
+            them,
+            us_hand: hands.0,
+            them_hand: hands.1,
+        });
         self.tables[k]
             .as_deref()
             .map(|(idx, table)| (k, idx, table))
@@ -870,16 +873,16 @@ pub fn mark_cursed(table: Table, pure: &Table) -> Result<Table, String> {
     Ok(Table::from_codes(s, &codes).with_encoding(encoding))
 }
 
-/// Solves the twin pair `w-b` / `b-w` (one subspace when `w == b`) and
+/// Solves the twin pair `us-them` / `them-us` (one subspace when they are equal) and
 /// returns their tables. Every exit table must be in `exits`.
 pub fn solve_pair(
     rules: &Rules,
-    w: u8,
-    b: u8,
+    us: u8,
+    them: u8,
     exits: &Exits,
     progress: &dyn Progress,
 ) -> Result<Vec<Table>, String> {
-    solve_twins(rules, Subspace::moving(w, b), exits, progress)
+    solve_twins(rules, Subspace::moving(us, them), exits, progress)
 }
 
 /// Solves the subspace `s` with its twin ([`Subspace::twin`]; one subspace
@@ -926,8 +929,8 @@ fn solve_twins_sharing(
     if let Some(big) = idx.iter().find(|i| i.slots() > u32::MAX as u64) {
         return Err(format!(
             "subspace {}-{} has {} slots: the solver numbers slots with 32 bits",
-            big.w(),
-            big.b(),
+            big.us(),
+            big.them(),
             big.slots()
         ));
     }
