@@ -44,15 +44,15 @@ struct Report {
 pub fn index_info(rules: &Rules, args: &IndexInfoArgs) -> Result<(), CliError> {
     let indexer = Indexer::for_board(rules.board());
     let mut rows = Vec::new();
-    for w in 3..=rules.max_stones() {
-        for b in 3..=rules.max_stones() {
-            if w as u32 + b as u32 > rules.board().size as u32 {
+    for us in 3..=rules.max_stones() {
+        for them in 3..=rules.max_stones() {
+            if us as u32 + them as u32 > rules.board().size as u32 {
                 continue;
             }
-            let idx = indexer.subspace(w, b);
+            let idx = indexer.subspace(us, them);
             let (slots, positions) = (idx.slots(), idx.class_count());
             rows.push(Row {
-                subspace: Subspace::moving(w, b).to_string(),
+                subspace: Subspace::moving(us, them).to_string(),
                 slots,
                 positions,
                 density: positions as f64 / slots as f64,

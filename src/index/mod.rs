@@ -529,12 +529,12 @@ mod tests {
                 (n / 3, n / 3),
                 (n / 2 - 1, n / 2 - 1),
             ];
-            for (w, k) in pairs {
-                if w == 0 || w + k + 1 > n || k as usize >= MAX_SIDE {
+            for (us, k) in pairs {
+                if us == 0 || us + k + 1 > n || k as usize >= MAX_SIDE {
                     continue;
                 }
-                let index = indexer.subspace(w, k + 1);
-                let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ (w as u64) << 8 ^ k as u64;
+                let index = indexer.subspace(us, k + 1);
+                let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ (us as u64) << 8 ^ k as u64;
                 let mut next = |m: u32| {
                     seed ^= seed << 13;
                     seed ^= seed >> 7;
@@ -544,7 +544,7 @@ mod tests {
                 for _ in 0..300 {
                     let mut side = PointSet::EMPTY;
                     let mut stones = PointSet::EMPTY;
-                    while side.len() < w as u32 {
+                    while side.len() < us as u32 {
                         side = side.with(Point::new_unchecked(next(n as u32) as u8));
                     }
                     while stones.len() < k as u32 {
@@ -562,7 +562,7 @@ mod tests {
                         assert_eq!(
                             added.slot(p),
                             index.slot_with(&prepared, stones.with(p)),
-                            "{name} {w}-{}: {side:?} {stones:?} + {p:?}",
+                            "{name} {us}-{}: {side:?} {stones:?} + {p:?}",
                             k + 1
                         );
                         checked += 1;
