@@ -20,7 +20,7 @@ use crate::index::{Indexer, Subspace, child_subspaces, moving_subspaces, placing
 use crate::moves::most_removals;
 use crate::placing::{cyclic_pairs, pair_exits, solve_subspace};
 use crate::rules::Rules;
-use crate::solve::{Exits, Progress, mark_cursed, solve_twins};
+use crate::solve::{Exits, Progress, SolveError, mark_cursed, solve_twins};
 use crate::table::lock::FolderLock;
 use crate::table::{DEFAULT_LEVEL, SubspaceStats, TableError, TableFolder};
 use std::collections::BTreeSet;
@@ -35,8 +35,16 @@ pub enum BuildError {
     Table(TableError),
     /// Bad request (e.g. a subspace the rules do not have).
     Request(String),
-    /// The solver failed.
-    Solve(String),
+    /// The moving-phase solver failed.
+    Solve(SolveError),
+    /// A placing subspace's child position maps to a slot marked unused:
+    /// a damaged or wrong child table.
+    UnusedChild {
+        /// The placing subspace.
+        subspace: Subspace,
+        /// The rules' short name, for the `check` command to suggest.
+        rules: String,
+    },
     /// A folder or the stats file could not be written.
     Io(PathBuf, std::io::Error),
 }
@@ -45,13 +53,28 @@ impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BuildError::Table(e) => write!(f, "{e}"),
-            BuildError::Request(s) | BuildError::Solve(s) => f.write_str(s),
+            BuildError::Request(s) => f.write_str(s),
+            BuildError::Solve(e) => write!(f, "{e}"),
+            BuildError::UnusedChild { subspace, rules } => write!(
+                f,
+                "placing subspace {subspace}: a child position maps to a slot marked unused; \
+                 check the tables it reads with `millbase check --rules {rules}`"
+            ),
             BuildError::Io(p, e) => write!(f, "{}: {e}", p.display()),
         }
     }
 }
 
-impl std::error::Error for BuildError {}
+impl std::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BuildError::Table(e) => Some(e),
+            BuildError::Solve(e) => Some(e),
+            BuildError::Io(_, e) => Some(e),
+            BuildError::Request(_) | BuildError::UnusedChild { .. } => None,
+        }
+    }
+}
 
 /// How one pass over the steps ended, when not with a report.
 enum Attempt {
@@ -447,23 +470,20 @@ impl Build {
                 }
                 progress.step_started(&name, slots);
                 let start = Instant::now();
-                let mut tables = match phase {
-                    Phase::Placing => {
-                        let s = step.subspaces[0];
-                        vec![
-                            solve_subspace(&step.rules, s, &exits, progress).ok_or_else(|| {
-                                BuildError::Solve(format!(
-                                    "placing subspace {s}: a child position maps to a slot \
-                                     marked unused; check the tables it reads with \
-                                     `millbase check --rules {}`",
-                                    step.rules.short_name()
-                                ))
-                            })?,
-                        ]
-                    }
-                    _ => solve_twins(&step.rules, step.subspaces[0], &exits, progress)
-                        .map_err(BuildError::Solve)?,
-                };
+                let mut tables =
+                    match phase {
+                        Phase::Placing => {
+                            let s = step.subspaces[0];
+                            vec![solve_subspace(&step.rules, s, &exits, progress).ok_or_else(
+                                || BuildError::UnusedChild {
+                                    subspace: s,
+                                    rules: step.rules.short_name(),
+                                },
+                            )?]
+                        }
+                        _ => solve_twins(&step.rules, step.subspaces[0], &exits, progress)
+                            .map_err(BuildError::Solve)?,
+                    };
                 if let Some(pure) = &pure {
                     tables = tables
                         .into_iter()

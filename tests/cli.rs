@@ -413,8 +413,7 @@ fn what_is_not_a_table_is_refused_at_once() {
             vec!["check", "--rules", "three", "--db", d],
             vec!["stats", "--rules", "three", "--db", d],
         ] {
-            let t = std::time::Instant::now();
-            let o = millbase(&args);
+            let o = common::run_unless_stuck(&args);
             // `info` lists each table on stdout, errors included.
             let said = format!("{}{}", stdout(&o), stderr(&o));
             assert_eq!(o.status.code(), Some(1), "{args:?}: {said}");
@@ -422,7 +421,6 @@ fn what_is_not_a_table_is_refused_at_once() {
                 said.contains(kind) && said.contains("3-3.mbt"),
                 "{args:?}: {said}"
             );
-            assert!(t.elapsed() < std::time::Duration::from_secs(20));
         }
     }
     let file = db.join("a-file");

@@ -35,6 +35,79 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, OnceLock};
 
+/// Why the moving-phase solver could not make a pair's tables.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum SolveError {
+    /// A subspace with stones in hand, which only moves under Lasker rules
+    /// (the placing builder computes it otherwise).
+    NotMoving {
+        /// The subspace asked for.
+        subspace: Subspace,
+    },
+    /// A subspace with more slots than the solver's 32-bit slot numbers.
+    TooManySlots {
+        /// The subspace.
+        subspace: Subspace,
+        /// Its slots.
+        slots: u64,
+    },
+    /// A position with more in-pair child classes than its counter holds.
+    CounterOverflow {
+        /// The child classes.
+        children: usize,
+    },
+    /// A game longer than the value codes can say.
+    DepthOverflow {
+        /// The depth reached.
+        depth: u32,
+    },
+    /// A value under the N-move rule that the rule cannot give, against
+    /// the pure game's (the rule only turns wins and losses into draws).
+    RuleAgainstPure {
+        /// The subspace.
+        subspace: Subspace,
+        /// The slot.
+        slot: u64,
+        /// The value under the rule.
+        rule: Option<Value>,
+        /// The value in the pure game.
+        pure: Option<Value>,
+    },
+}
+
+impl std::fmt::Display for SolveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SolveError::NotMoving { subspace } => write!(
+                f,
+                "subspace {subspace}: only Lasker rules move during placing; the placing builder \
+                 computes it"
+            ),
+            SolveError::TooManySlots { subspace, slots } => write!(
+                f,
+                "subspace {subspace} has {slots} slots: the solver numbers slots with 32 bits"
+            ),
+            SolveError::CounterOverflow { children } => {
+                write!(f, "{children} child classes overflow the counter")
+            }
+            SolveError::DepthOverflow { depth } => {
+                write!(f, "depth {depth} overflows the value code")
+            }
+            SolveError::RuleAgainstPure {
+                subspace,
+                slot,
+                rule,
+                pure,
+            } => write!(
+                f,
+                "{subspace} slot {slot}: {rule:?} under the N-move rule but {pure:?} in the pure game"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SolveError {}
+
 /// Receives progress reports; the solver never prints.
 pub trait Progress: Sync {
     /// A phase of the build starts (its name; whether it builds placing
@@ -425,7 +498,7 @@ impl Pair<'_> {
             .collect()
     }
 
-    fn initialise(&self, progress: &dyn Progress) -> Result<(), String> {
+    fn initialise(&self, progress: &dyn Progress) -> Result<(), SolveError> {
         let order: Vec<usize> = match self.informed {
             Some(k) => vec![self.other(k), k],
             None => (0..self.idx.len()).collect(),
@@ -513,7 +586,7 @@ impl Pair<'_> {
         waiting: &mut Vec<Waiting>,
         lookups: &mut Vec<(usize, u64)>,
         local: &mut Decisions,
-        failure: &Mutex<Option<String>>,
+        failure: &Mutex<Option<SolveError>>,
     ) -> u16 {
         let mut max_code = 0;
         for w in waiting.drain(..) {
@@ -540,7 +613,7 @@ impl Pair<'_> {
             } else {
                 if in_pair > u8::MAX as usize {
                     *failure.lock().unwrap() =
-                        Some(format!("{} child classes overflow the counter", in_pair));
+                        Some(SolveError::CounterOverflow { children: in_pair });
                 }
                 self.counts[i][w.slot as usize].store(in_pair as u8, Relaxed);
                 self.exit_summary[i][w.slot as usize].store(ExitSummary::of(&o).0, Relaxed);
@@ -854,7 +927,7 @@ impl Grouped {
 /// Marks the draws of an N-move rule table that the pure game decides:
 /// cursed wins and blessed losses. Checks on the way that the rule only
 /// turns wins and losses into draws.
-pub fn mark_cursed(table: Table, pure: &Table) -> Result<Table, String> {
+pub fn mark_cursed(table: Table, pure: &Table) -> Result<Table, SolveError> {
     let encoding = table.encoding();
     let s = table.subspace;
     let codes: Vec<u16> = (0..table.len())
@@ -865,11 +938,14 @@ pub fn mark_cursed(table: Table, pure: &Table) -> Result<Table, String> {
             | (Some(Value::Loss(_)), Some(Value::Loss(_)))
             | (Some(Value::Draw), Some(Value::Draw))
             | (None, None) => Ok(table.code(slot)),
-            (rule, pure) => Err(format!(
-                "{s} slot {slot}: {rule:?} under the N-move rule but {pure:?} in the pure game"
-            )),
+            (rule, pure) => Err(SolveError::RuleAgainstPure {
+                subspace: s,
+                slot,
+                rule,
+                pure,
+            }),
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, SolveError>>()?;
     Ok(Table::from_codes(s, &codes).with_encoding(encoding))
 }
 
@@ -881,7 +957,7 @@ pub fn solve_pair(
     them: u8,
     exits: &Exits,
     progress: &dyn Progress,
-) -> Result<Vec<Table>, String> {
+) -> Result<Vec<Table>, SolveError> {
     solve_twins(rules, Subspace::moving(us, them), exits, progress)
 }
 
@@ -896,7 +972,7 @@ pub fn solve_twins(
     s: Subspace,
     exits: &Exits,
     progress: &dyn Progress,
-) -> Result<Vec<Table>, String> {
+) -> Result<Vec<Table>, SolveError> {
     solve_twins_sharing(rules, s, exits, progress, INFORMED_SHARE)
 }
 
@@ -908,11 +984,9 @@ fn solve_twins_sharing(
     exits: &Exits,
     progress: &dyn Progress,
     share: f64,
-) -> Result<Vec<Table>, String> {
+) -> Result<Vec<Table>, SolveError> {
     if !s.is_moving() && !rules.lasker {
-        return Err(format!(
-            "subspace {s}: only Lasker rules move during placing; the placing builder computes it"
-        ));
+        return Err(SolveError::NotMoving { subspace: s });
     }
     let board = rules.board();
     let indexer = Indexer::for_board(board);
@@ -927,12 +1001,10 @@ fn solve_twins_sharing(
         .collect();
     let slots: u64 = idx.iter().map(|i| i.slots()).sum();
     if let Some(big) = idx.iter().find(|i| i.slots() > u32::MAX as u64) {
-        return Err(format!(
-            "subspace {}-{} has {} slots: the solver numbers slots with 32 bits",
-            big.us(),
-            big.them(),
-            big.slots()
-        ));
+        return Err(SolveError::TooManySlots {
+            subspace: Subspace::moving(big.us(), big.them()),
+            slots: big.slots(),
+        });
     }
     let encoding = Encoding::of(rules, s.is_moving());
     let pair = Pair {
@@ -978,7 +1050,7 @@ fn solve_twins_sharing(
         d += 1;
     }
     if d >= value::MAX_DEPTH {
-        return Err(format!("depth {d} overflows the value code"));
+        return Err(SolveError::DepthOverflow { depth: d });
     }
     progress.visits(pair.visits.load(Relaxed));
     let Pair { values, .. } = pair;
@@ -995,6 +1067,23 @@ fn solve_twins_sharing(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_placing_subspace_is_refused_with_a_typed_error() {
+        let rules = Rules::STANDARD;
+        let s: Subspace = "3-3-1-1".parse().unwrap();
+        let exits = Exits::new(rules.board());
+        let Err(e) = solve_twins(&rules, s, &exits, &NoProgress) else {
+            panic!("{s} solved as a moving pair");
+        };
+        assert_eq!(e, SolveError::NotMoving { subspace: s });
+        assert!(
+            e.to_string()
+                .contains("only Lasker rules move during placing"),
+            "{e}"
+        );
+    }
+
     use crate::index::moving_subspaces;
 
     /// A flying pair's informed side reading its children's start values

@@ -64,7 +64,14 @@ impl fmt::Display for TableError {
     }
 }
 
-impl std::error::Error for TableError {}
+impl std::error::Error for TableError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TableError::Io(_, e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 /// Raises this process's limit of open files to its hard limit where the
 /// system allows, and returns the limit now in force (`u64::MAX` where

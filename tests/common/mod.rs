@@ -331,6 +331,30 @@ pub fn run(args: &[&str]) -> std::process::Output {
         .expect("runs millbase")
 }
 
+/// Runs the millbase binary with `args`, failing the test if it has not
+/// ended after a minute: for input that must be refused, not waited on (a
+/// named pipe read as a table would block forever). A hang detector, not
+/// a speed figure: the commands it runs end in well under a second.
+pub fn run_unless_stuck(args: &[&str]) -> std::process::Output {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_millbase"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs millbase");
+    let start = Instant::now();
+    while child.try_wait().expect("waits for millbase").is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            child.kill().ok();
+            panic!("millbase {args:?} is stuck: still running after a minute");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("reads millbase's output")
+}
+
 /// Runs the millbase binary with `args` and checks that it succeeded.
 pub fn run_ok(args: &[&str]) -> std::process::Output {
     let out = run(args);
