@@ -815,8 +815,13 @@ async fn the_game_record_lives_in_the_url() {
     assert_eq!(p.record().await, ["a7", "b6", "d7", "d6"]);
     assert!(p.text_of("hint").await.contains("new game"));
     p.click("#copy-link").await;
-    let copied = p.text_of("copied").await;
-    assert!(!copied.is_empty());
+    // The copy is asynchronous (the clipboard answers a promise): wait
+    // for its word on the page.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while p.text_of("copied").await.is_empty() {
+        assert!(Instant::now() < deadline, "the copied link was never shown");
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
     p.shot("game-record.png").await;
     p.close().await;
 }
