@@ -137,201 +137,279 @@ fn children_subspaces(rules: &Rules, s: Subspace) -> Vec<Subspace> {
     out
 }
 
-fn check_one<'t>(
+/// Checks every slot of `s` against its children's values ([`SubspaceChecker`]).
+fn check_one(
     rules: &Rules,
     s: Subspace,
-    tables: &'t HashMap<Subspace, Table>,
+    tables: &HashMap<Subspace, Table>,
     pure: Option<&Table>,
 ) -> Result<SubspaceCheck, TableError> {
-    // How a child's value reaches its parent: in the moving phase under the
-    // N-move rule it depends on the counter (see `Encoding::after_move`).
-    let encoding = Encoding::of(rules, s.is_moving());
-    let moving = s.is_moving();
-    let after = |v: Value, mill: bool| {
-        if moving {
-            encoding.after_move(v, mill)
-        } else {
-            v
-        }
-    };
-    let indexer = Indexer::for_board(rules.board());
-    let index = indexer.subspace(s.us, s.them);
-    let table = &tables[&s];
-    let bad_count = AtomicU64::new(0);
-    // The children's tables and indexes by stone counts, for cheap
-    // lookups. A side with stones in hand places one (and under Lasker
-    // rules may move a stone instead); without, it moves a stone. So a
-    // child's stones in hand are those of `s` swapped, one fewer for the
-    // mover if it placed: `by_counts[placed]`.
-    let placed = (s.us_hand > 0) as u8;
-    let child_hand = s.them_hand;
-    let mut by_counts: [Vec<Option<(SubspaceIndex<'_>, &Table)>>; 2] =
-        std::array::from_fn(|_| (0..25 * 25).map(|_| None).collect());
-    for (t, table) in tables {
-        for (p, counts) in by_counts.iter_mut().enumerate() {
-            if t.us_hand == child_hand && p as u8 <= s.us_hand && t.them_hand == s.us_hand - p as u8
-            {
-                counts[t.us as usize * 25 + t.them as usize] =
-                    Some((indexer.subspace(t.us, t.them), table));
+    Ok(SubspaceChecker::new(rules, s, tables, pure).run())
+}
+
+/// The check of one table: each position's value computed again from its
+/// children's tables and compared with the stored one, a batch of
+/// positions at a time.
+struct SubspaceChecker<'t> {
+    rules: &'t Rules,
+    s: Subspace,
+    /// How the codes read; under the N-move rule a child's value reaches
+    /// its parent through the counter (see `Encoding::after_move`).
+    encoding: Encoding,
+    /// Whether `s` is a moving-phase subspace.
+    moving: bool,
+    index: SubspaceIndex<'static>,
+    table: &'t Table,
+    /// The pure game's table under the N-move rule: it tells which draws
+    /// are cursed wins and blessed losses.
+    pure: Option<&'t Table>,
+    /// The children's tables and indexes by stone counts, for cheap
+    /// lookups. A side with stones in hand places one (and under Lasker
+    /// rules may move a stone instead); without, it moves a stone. So a
+    /// child's stones in hand are those of `s` swapped, one fewer for the
+    /// mover if it placed: `by_counts[placed]`.
+    by_counts: [Vec<Option<(SubspaceIndex<'static>, &'t Table)>>; 2],
+    /// Whether the mover places (has stones in hand).
+    placed: u8,
+    /// The quiet children's table (no capture, by a placement when the
+    /// mover has stones in hand): the mover's stones stay `them`, so their
+    /// side of the index is prepared once per position.
+    quiet: (SubspaceIndex<'static>, &'t Table),
+    bad_count: AtomicU64,
+}
+
+/// One block's buffers.
+#[derive(Default)]
+struct CheckScratch<'t> {
+    moves: Vec<crate::moves::Move>,
+    waiting: Vec<Waiting>,
+    children: Vec<(Child<'t>, bool)>,
+    bad: Vec<BadSlot>,
+}
+
+impl<'t> SubspaceChecker<'t> {
+    fn new(
+        rules: &'t Rules,
+        s: Subspace,
+        tables: &'t HashMap<Subspace, Table>,
+        pure: Option<&'t Table>,
+    ) -> SubspaceChecker<'t> {
+        let indexer = Indexer::for_board(rules.board());
+        let placed = (s.us_hand > 0) as u8;
+        let child_hand = s.them_hand;
+        let mut by_counts: [Vec<Option<(SubspaceIndex<'static>, &'t Table)>>; 2] =
+            std::array::from_fn(|_| (0..25 * 25).map(|_| None).collect());
+        for (t, table) in tables {
+            for (p, counts) in by_counts.iter_mut().enumerate() {
+                if t.us_hand == child_hand
+                    && p as u8 <= s.us_hand
+                    && t.them_hand == s.us_hand - p as u8
+                {
+                    counts[t.us as usize * 25 + t.them as usize] =
+                        Some((indexer.subspace(t.us, t.them), table));
+                }
             }
+        }
+        let mover_after = s.us as usize + placed as usize;
+        let quiet = by_counts[placed as usize][s.them as usize * 25 + mover_after]
+            .clone()
+            .expect("the quiet child's table is loaded");
+        SubspaceChecker {
+            rules,
+            s,
+            encoding: Encoding::of(rules, s.is_moving()),
+            moving: s.is_moving(),
+            index: indexer.subspace(s.us, s.them),
+            table: &tables[&s],
+            pure,
+            by_counts,
+            placed,
+            quiet,
+            bad_count: AtomicU64::new(0),
         }
     }
-    // Children without a capture (by a placement when the mover has stones
-    // in hand): the mover's stones stay `them`, so their side of the index
-    // is prepared once per position.
-    let mover_after = s.us as usize + placed as usize;
-    let (quiet_index, quiet_table) = by_counts[placed as usize][s.them as usize * 25 + mover_after]
-        .as_ref()
-        .expect("the quiet child's table is loaded");
-    let position = |us: PointSet, them: PointSet| Position {
-        stones: ByColor {
-            white: us,
-            black: them,
-        },
-        hand: ByColor {
-            white: s.us_hand,
-            black: s.them_hand,
-        },
-        to_move: Color::White,
-    };
-    // Where each child's value is, found (and asked into cache) for a batch
-    // of positions before any is read: the reads are cache misses, and
-    // this lets them overlap.
-    let locate =
-        |pos: &Position, moves: &[crate::moves::Move], children: &mut Vec<(Child<'t>, bool)>| {
-            let them = pos.stones.black;
-            let prepared = quiet_index.prepare(them);
-            for m in moves {
-                let child = pos.play(m);
-                // Black is to move in the child.
-                let (cu, ct) = (child.stones.black, child.stones.white);
-                let by_placing = m.from.is_none();
-                let at = if cu == them && by_placing == (placed == 1) {
-                    Child::At(quiet_table, quiet_index.slot_with(&prepared, ct))
-                } else if cu.len() + (child_hand as u32) < 3 {
-                    Child::Lost
+
+    fn run(self) -> SubspaceCheck {
+        let mut first_bad: Vec<BadSlot> = (0..self.index.orbits())
+            .into_par_iter()
+            .fold(CheckScratch::default, |mut scratch, orbit| {
+                self.check_block(orbit, &mut scratch);
+                scratch
+            })
+            .map(|scratch| scratch.bad)
+            .reduce(Vec::new, |mut a, b| {
+                a.extend(b);
+                a
+            });
+        first_bad.sort_by_key(|b| b.slot);
+        first_bad.truncate(KEEP_BAD);
+        SubspaceCheck {
+            subspace: self.s,
+            slots: self.index.slots(),
+            bad: self.bad_count.into_inner(),
+            first_bad,
+            seconds: 0.0,
+        }
+    }
+
+    /// Checks the positions of one orbit block.
+    fn check_block(&self, orbit: u64, scratch: &mut CheckScratch<'t>) {
+        self.index
+            .for_each_in_block(orbit, |slot, us, them, canonical| {
+                let first = scratch.children.len();
+                let expect = if !canonical {
+                    Expect::Unused
                 } else {
-                    let (index, table) = by_counts[by_placing as usize]
-                        [cu.len() as usize * 25 + ct.len() as usize]
-                        .as_ref()
-                        .expect("the tables of every child are loaded");
-                    Child::At(table, index.slot(cu, ct))
+                    let pos = self.position(us, them);
+                    legal_moves(&pos, self.rules, &mut scratch.moves);
+                    if scratch.moves.is_empty() {
+                        Expect::Known(if blocked_draws(self.rules.board(), self.rules, us, them) {
+                            Value::Draw
+                        } else {
+                            Value::Loss(0)
+                        })
+                    } else {
+                        self.locate(&pos, &scratch.moves, &mut scratch.children);
+                        Expect::Children(first..scratch.children.len())
+                    }
                 };
-                if let Child::At(t, slot) = at {
-                    t.prefetch(slot);
+                scratch.waiting.push(Waiting {
+                    slot,
+                    us,
+                    them,
+                    expect,
+                });
+                if scratch.waiting.len() == CHECK_BATCH {
+                    self.judge(scratch);
                 }
-                children.push((at, cu != them));
+            });
+        self.judge(scratch);
+    }
+
+    /// The position with `us` (White here) to move against `them`.
+    #[inline]
+    fn position(&self, us: PointSet, them: PointSet) -> Position {
+        Position {
+            stones: ByColor {
+                white: us,
+                black: them,
+            },
+            hand: ByColor {
+                white: self.s.us_hand,
+                black: self.s.them_hand,
+            },
+            to_move: Color::White,
+        }
+    }
+
+    /// Finds where each child's value is and asks it into cache, for a
+    /// batch of positions before any is read: the reads are cache misses,
+    /// and this lets them overlap.
+    #[inline]
+    fn locate(
+        &self,
+        pos: &Position,
+        moves: &[crate::moves::Move],
+        children: &mut Vec<(Child<'t>, bool)>,
+    ) {
+        let (quiet_index, quiet_table) = (&self.quiet.0, self.quiet.1);
+        let (by_counts, child_hand, placed) = (&self.by_counts, self.s.them_hand, self.placed);
+        let them = pos.stones.black;
+        let prepared = quiet_index.prepare(them);
+        for m in moves {
+            let child = pos.play(m);
+            // Black is to move in the child.
+            let (cu, ct) = (child.stones.black, child.stones.white);
+            let by_placing = m.from.is_none();
+            let at = if cu == them && by_placing == (placed == 1) {
+                Child::At(quiet_table, quiet_index.slot_with(&prepared, ct))
+            } else if cu.len() + (child_hand as u32) < 3 {
+                Child::Lost
+            } else {
+                let (index, table) = by_counts[by_placing as usize]
+                    [cu.len() as usize * 25 + ct.len() as usize]
+                    .as_ref()
+                    .expect("the tables of every child are loaded");
+                Child::At(table, index.slot(cu, ct))
+            };
+            if let Child::At(t, slot) = at {
+                t.prefetch(slot);
             }
-        };
-    // The best child value from the mover's side; `None` if a child's slot
-    // is marked unused: then no stored value can be right.
-    let best_of = |children: &[(Child<'_>, bool)]| -> Option<Value> {
+            children.push((at, cu != them));
+        }
+    }
+
+    /// The best child value from the mover's side; `None` if a child's
+    /// slot is marked unused: then no stored value can be right.
+    #[inline]
+    fn best_of(&self, children: &[(Child<'_>, bool)]) -> Option<Value> {
         let mut best: Option<Value> = None;
         for &(at, mill) in children {
             let v = match at {
                 Child::Lost => Value::Loss(0),
                 Child::At(t, slot) => t.value(slot)?,
             };
-            let v = after(v, mill).parent();
+            let v = if self.moving {
+                self.encoding.after_move(v, mill)
+            } else {
+                v
+            }
+            .parent();
             if best.is_none_or(|b| best_first(&v) < best_first(&b)) {
                 best = Some(v);
             }
         }
         best
-    };
-    // A draw is marked cursed or blessed exactly where the pure game
-    // decides it.
-    let cursed_right = |slot: u64| match pure {
-        None => true,
-        Some(p) => {
-            encoding.cursed(table.code(slot))
-                == match p.value(slot) {
-                    Some(Value::Win(_)) => Some(true),
-                    Some(Value::Loss(_)) => Some(false),
-                    _ => None,
-                }
+    }
+
+    /// Whether a draw is marked cursed or blessed exactly where the pure
+    /// game decides it.
+    #[inline]
+    fn cursed_right(&self, slot: u64) -> bool {
+        match self.pure {
+            None => true,
+            Some(p) => {
+                self.encoding.cursed(self.table.code(slot))
+                    == match p.value(slot) {
+                        Some(Value::Win(_)) => Some(true),
+                        Some(Value::Loss(_)) => Some(false),
+                        _ => None,
+                    }
+            }
         }
-    };
-    let judge = |waiting: &mut Vec<Waiting>,
-                 children: &mut Vec<(Child<'t>, bool)>,
-                 bad: &mut Vec<BadSlot>| {
-        for w in waiting.drain(..) {
+    }
+
+    /// Compares the waiting positions' stored values with their children's.
+    fn judge(&self, scratch: &mut CheckScratch<'t>) {
+        for w in scratch.waiting.drain(..) {
             let canonical = !matches!(w.expect, Expect::Unused);
             let expected = match w.expect {
                 Expect::Unused => None,
                 Expect::Known(v) => Some(v),
-                Expect::Children(r) => best_of(&children[r]),
+                Expect::Children(r) => self.best_of(&scratch.children[r]),
             };
-            let stored = table.value(w.slot);
+            let stored = self.table.value(w.slot);
             let ok = match (canonical, stored) {
                 (false, None) => true,
-                (true, Some(Value::Draw)) => expected == Some(Value::Draw) && cursed_right(w.slot),
+                (true, Some(Value::Draw)) => {
+                    expected == Some(Value::Draw) && self.cursed_right(w.slot)
+                }
                 (true, Some(v)) => expected == Some(v),
                 _ => false,
             };
             if !ok {
-                bad_count.fetch_add(1, Relaxed);
-                if bad.len() < KEEP_BAD {
-                    bad.push(BadSlot {
-                        subspace: s,
+                self.bad_count.fetch_add(1, Relaxed);
+                if scratch.bad.len() < KEEP_BAD {
+                    scratch.bad.push(BadSlot {
+                        subspace: self.s,
                         slot: w.slot,
-                        position: position(w.us, w.them).board_string(rules),
+                        position: self.position(w.us, w.them).board_string(self.rules),
                         stored,
                         expected,
                     });
                 }
             }
         }
-        children.clear();
-    };
-    let mut first_bad: Vec<BadSlot> = (0..index.orbits())
-        .into_par_iter()
-        .fold(Vec::new, |mut bad: Vec<BadSlot>, orbit| {
-            let mut moves = Vec::new();
-            let mut waiting = Vec::with_capacity(CHECK_BATCH);
-            let mut children = Vec::new();
-            index.for_each_in_block(orbit, |slot, us, them, canonical| {
-                let first = children.len();
-                let expect = if !canonical {
-                    Expect::Unused
-                } else {
-                    let pos = position(us, them);
-                    legal_moves(&pos, rules, &mut moves);
-                    if moves.is_empty() {
-                        Expect::Known(if blocked_draws(rules.board(), rules, us, them) {
-                            Value::Draw
-                        } else {
-                            Value::Loss(0)
-                        })
-                    } else {
-                        locate(&pos, &moves, &mut children);
-                        Expect::Children(first..children.len())
-                    }
-                };
-                waiting.push(Waiting {
-                    slot,
-                    us,
-                    them,
-                    expect,
-                });
-                if waiting.len() == CHECK_BATCH {
-                    judge(&mut waiting, &mut children, &mut bad);
-                }
-            });
-            judge(&mut waiting, &mut children, &mut bad);
-            bad
-        })
-        .reduce(Vec::new, |mut a, b| {
-            a.extend(b);
-            a
-        });
-    first_bad.sort_by_key(|b| b.slot);
-    first_bad.truncate(KEEP_BAD);
-    Ok(SubspaceCheck {
-        subspace: s,
-        slots: index.slots(),
-        bad: bad_count.into_inner(),
-        first_bad,
-        seconds: 0.0,
-    })
+        scratch.children.clear();
+    }
 }
