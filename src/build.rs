@@ -22,7 +22,7 @@ use crate::placing::{cyclic_pairs, pair_exits, solve_subspace};
 use crate::rules::Rules;
 use crate::solve::{Exits, Progress, SolveError, mark_cursed, solve_twins};
 use crate::table::lock::FolderLock;
-use crate::table::{DEFAULT_LEVEL, SubspaceStats, TableError, TableFolder};
+use crate::table::{DEFAULT_LEVEL, SubspaceStats, Table, TableError, TableFolder};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::PathBuf;
@@ -268,6 +268,56 @@ fn moving_steps(phase: Phase, rules: &Rules, order: &[PairId]) -> Vec<Step> {
         .collect()
 }
 
+/// Whether the tables of `step` are finished on disk: opened (header and
+/// block index against the file checksum) when a step still to be
+/// computed will read them, checked whole otherwise; a moving table of
+/// the pure game may be adopted.
+fn step_on_disk(step: &Step, folder: &TableFolder, read_later: &BTreeSet<PathBuf>) -> bool {
+    step.subspaces.iter().all(|&s| {
+        let here = if read_later.contains(&folder.path(s)) {
+            folder.open(s).is_ok()
+        } else {
+            folder.is_finished(s)
+        };
+        here || (step.phase.is_moving() && folder.adopt(s))
+    })
+}
+
+/// The tables of one step, its exits loaded; under the N-move rule's
+/// moving pass, the draws the pure game decides marked cursed or blessed.
+fn compute_step(
+    step: &Step,
+    exits: &Exits,
+    pure: Option<&TableFolder>,
+    progress: &dyn Progress,
+) -> Result<Vec<Table>, BuildError> {
+    let tables = match step.phase {
+        Phase::Placing => {
+            let s = step.subspaces[0];
+            vec![
+                solve_subspace(&step.rules, s, exits, progress).ok_or_else(|| {
+                    BuildError::UnusedChild {
+                        subspace: s,
+                        rules: step.rules.short_name(),
+                    }
+                })?,
+            ]
+        }
+        _ => solve_twins(&step.rules, step.subspaces[0], exits, progress)
+            .map_err(BuildError::Solve)?,
+    };
+    match pure {
+        None => Ok(tables),
+        Some(pure) => tables
+            .into_iter()
+            .map(|t| {
+                let p = pure.load(t.subspace)?;
+                mark_cursed(t, &p).map_err(BuildError::Solve)
+            })
+            .collect(),
+    }
+}
+
 /// A step's name for progress reports (`8-7 + 7-8`) and its slots.
 fn describe(subs: &[Subspace], indexer: &Indexer) -> (String, u64) {
     let name = subs
@@ -440,14 +490,7 @@ impl Build {
                     step.exits.iter().copied().collect()
                 };
                 exits.retain(|s| keep.contains(s));
-                let on_disk = step.subspaces.iter().all(|&s| {
-                    let here = if read_later.contains(&folder.path(s)) {
-                        folder.open(s).is_ok()
-                    } else {
-                        folder.is_finished(s)
-                    };
-                    here || (phase.is_moving() && folder.adopt(s))
-                });
+                let on_disk = step_on_disk(step, &folder, &read_later);
                 // The moving phase counts pairs, the placing phase subspaces.
                 let units = if phase.is_moving() {
                     1
@@ -470,29 +513,7 @@ impl Build {
                 }
                 progress.step_started(&name, slots);
                 let start = Instant::now();
-                let mut tables =
-                    match phase {
-                        Phase::Placing => {
-                            let s = step.subspaces[0];
-                            vec![solve_subspace(&step.rules, s, &exits, progress).ok_or_else(
-                                || BuildError::UnusedChild {
-                                    subspace: s,
-                                    rules: step.rules.short_name(),
-                                },
-                            )?]
-                        }
-                        _ => solve_twins(&step.rules, step.subspaces[0], &exits, progress)
-                            .map_err(BuildError::Solve)?,
-                    };
-                if let Some(pure) = &pure {
-                    tables = tables
-                        .into_iter()
-                        .map(|t| {
-                            let p = pure.load(t.subspace)?;
-                            mark_cursed(t, &p).map_err(BuildError::Solve)
-                        })
-                        .collect::<Result<_, BuildError>>()?;
-                }
+                let tables = compute_step(step, &exits, pure.as_ref(), progress)?;
                 for t in &tables {
                     folder.write(t, self.level)?;
                 }
