@@ -38,7 +38,7 @@ impl std::error::Error for PositionError {}
 
 impl From<PositionError> for ParseError {
     fn from(e: PositionError) -> Self {
-        ParseError(e.to_string())
+        ParseError::Position(e.to_string())
     }
 }
 

@@ -204,6 +204,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn errors_say_their_kind() {
+        let r = Rules::STANDARD;
+        // Ten white stones in all: reads, but breaks the rules.
+        let too_many = parse_board_string("WWWWWWWW/WW....../........ w 0 9", &r);
+        assert!(
+            matches!(too_many, Err(ParseError::Position(_))),
+            "{too_many:?}"
+        );
+        let side = parse_board_string("......../......../........ x 9 9", &r);
+        assert!(matches!(side, Err(ParseError::Syntax(_))), "{side:?}");
+        let rules = "standard,stones=99"
+            .parse::<Rules>()
+            .map_err(ParseError::from);
+        assert!(matches!(rules, Err(ParseError::Rules(_))), "{rules:?}");
+    }
+
+    #[test]
     fn start_board_string() {
         let r = Rules::STANDARD;
         let p = parse_board_string("......../......../........ w 9 9", &r).unwrap();

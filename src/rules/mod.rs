@@ -100,7 +100,7 @@ impl std::error::Error for RulesError {}
 
 impl From<RulesError> for ParseError {
     fn from(e: RulesError) -> Self {
-        ParseError(e.to_string())
+        ParseError::Rules(e.to_string())
     }
 }
 
