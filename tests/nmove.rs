@@ -39,8 +39,8 @@ struct Graph {
 fn graph(rules: &Rules, group: &[(u32, u32)]) -> Graph {
     let images = Images::new(rules.board());
     let mut nodes: Vec<(u32, u32)> = Vec::new();
-    for &(w, b) in group {
-        nodes.extend(images.classes(rules.board(), w, b));
+    for &(us, them) in group {
+        nodes.extend(images.classes(rules.board(), us, them));
     }
     let children = nodes
         .par_iter()

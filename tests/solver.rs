@@ -54,8 +54,8 @@ fn naive_values(rules: &Rules, subspaces: &[(u32, u32)]) -> HashMap<(u32, u32), 
     let images = Images::new(rules.board());
     let images = &images;
     let mut nodes: Vec<(u32, u32)> = Vec::new();
-    for &(w, b) in subspaces {
-        nodes.extend(images.classes(rules.board(), w, b));
+    for &(us, them) in subspaces {
+        nodes.extend(images.classes(rules.board(), us, them));
     }
     nodes.sort_unstable();
     let id = |key: (u32, u32)| {

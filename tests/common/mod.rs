@@ -106,23 +106,23 @@ impl Images {
 }
 
 impl Images {
-    /// Every class of positions with `w` stones for the side to move and
-    /// `b` for the other, as its canonical `(us, them)`, by brute force.
-    pub fn classes(&self, board: &millbase::Board, w: u32, b: u32) -> Vec<(u32, u32)> {
+    /// Every class of positions with `us` stones for the side to move and
+    /// `them` for the other, as its canonical stone sets, by brute force.
+    pub fn classes(&self, board: &millbase::Board, us: u32, them: u32) -> Vec<(u32, u32)> {
         use rayon::prelude::*;
         let sets = |k: u32| -> Vec<u32> {
             (0u32..1 << board.size)
                 .filter(|s| s.count_ones() == k)
                 .collect()
         };
-        let them_sets = sets(b);
-        sets(w)
+        let them_sets = sets(them);
+        sets(us)
             .par_iter()
-            .flat_map_iter(|&us| {
+            .flat_map_iter(|&u| {
                 them_sets
                     .iter()
-                    .filter(move |&&t| t & us == 0 && self.canonical(us, t) == (us, t))
-                    .map(move |&t| (us, t))
+                    .filter(move |&&t| t & u == 0 && self.canonical(u, t) == (u, t))
+                    .map(move |&t| (u, t))
             })
             .collect()
     }
