@@ -2,6 +2,8 @@
 //! only from layers below its own: data flows one way, and the checker
 //! (`verify`) stays independent of the builders.
 
+use std::path::Path;
+
 /// The library's top-level modules, each above the ones before it.
 const LAYERS: &[&str] = &[
     "color", "geometry", "memory", "error", "rules", "value", "position", "moves", "notation",
@@ -51,65 +53,59 @@ fn wrong_imports(module: &str, text: &str) -> Vec<String> {
     wrong
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::path::Path;
-
-    /// Every `.rs` file under `dir` with its top-level module.
-    fn sources(dir: &Path, module: Option<&str>, out: &mut Vec<(String, String)>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-            let top = module.map_or(name.clone(), str::to_owned);
-            if path.is_dir() {
-                sources(&path, Some(&top), out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push((top, std::fs::read_to_string(&path).unwrap()));
-            }
+/// Every `.rs` file under `dir` with its top-level module.
+fn sources(dir: &Path, module: Option<&str>, out: &mut Vec<(String, String)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let top = module.map_or(name.clone(), str::to_owned);
+        if path.is_dir() {
+            sources(&path, Some(&top), out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push((top, std::fs::read_to_string(&path).unwrap()));
         }
     }
+}
 
-    #[test]
-    fn modules_import_only_from_lower_layers() {
-        let mut files = Vec::new();
-        sources(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
-            None,
-            &mut files,
-        );
-        // `lib` declares the modules and `main` with `cli` is the binary,
-        // which reads the library from outside.
-        let wrong: Vec<String> = files
-            .iter()
-            .filter(|(m, _)| !["lib", "main", "cli", "layers"].contains(&m.as_str()))
-            .flat_map(|(m, text)| wrong_imports(m, text))
-            .collect();
-        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-        assert!(files.len() > 50, "{} files read", files.len());
-    }
+#[test]
+fn modules_import_only_from_lower_layers() {
+    let mut files = Vec::new();
+    sources(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        None,
+        &mut files,
+    );
+    // `lib` declares the modules and `main` with `cli` is the binary,
+    // which reads the library from outside.
+    let wrong: Vec<String> = files
+        .iter()
+        .filter(|(m, _)| !["lib", "main", "cli", "layers"].contains(&m.as_str()))
+        .flat_map(|(m, text)| wrong_imports(m, text))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(files.len() > 50, "{} files read", files.len());
+}
 
-    #[test]
-    fn upward_and_unknown_imports_are_found() {
-        assert!(wrong_imports("table", "use crate::index::Subspace;").is_empty());
-        assert_eq!(
-            wrong_imports("table", "use crate::solve::Progress;").len(),
-            1
-        );
-        assert_eq!(
-            wrong_imports("rules", "use crate::{geometry::Board, query::X};").len(),
-            1
-        );
-        assert_eq!(
-            wrong_imports("verify", "use crate::placing::solve_subspace;").len(),
-            1
-        );
-        assert_eq!(
-            wrong_imports("verify", "let v = crate::build::plan();").len(),
-            1
-        );
-        assert_eq!(wrong_imports("serve", "use crate::Rules;").len(), 1);
-        assert!(wrong_imports("serve", "// see crate::cli").is_empty());
-        assert_eq!(wrong_imports("nowhere", "").len(), 1);
-    }
+#[test]
+fn upward_and_unknown_imports_are_found() {
+    assert!(wrong_imports("table", "use crate::index::Subspace;").is_empty());
+    assert_eq!(
+        wrong_imports("table", "use crate::solve::Progress;").len(),
+        1
+    );
+    assert_eq!(
+        wrong_imports("rules", "use crate::{geometry::Board, query::X};").len(),
+        1
+    );
+    assert_eq!(
+        wrong_imports("verify", "use crate::placing::solve_subspace;").len(),
+        1
+    );
+    assert_eq!(
+        wrong_imports("verify", "let v = crate::build::plan();").len(),
+        1
+    );
+    assert_eq!(wrong_imports("serve", "use crate::Rules;").len(), 1);
+    assert!(wrong_imports("serve", "// see crate::cli").is_empty());
+    assert_eq!(wrong_imports("nowhere", "").len(), 1);
 }

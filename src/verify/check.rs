@@ -112,7 +112,7 @@ pub fn check_subspaces(
             Some(_) if s.is_moving() => Some(folder.with_rules(&rules.pure()).load(s)?),
             _ => None,
         };
-        let mut result = check_one(rules, s, &loaded, pure.as_ref())?;
+        let mut result = SubspaceChecker::new(rules, s, &loaded, pure.as_ref()).run();
         result.seconds = start.elapsed().as_secs_f64();
         report(&result);
         out.push(result);
@@ -135,16 +135,6 @@ fn children_subspaces(rules: &Rules, s: Subspace) -> Vec<Subspace> {
     out.sort_by_key(|t| (t.us, t.them));
     out.dedup();
     out
-}
-
-/// Checks every slot of `s` against its children's values ([`SubspaceChecker`]).
-fn check_one(
-    rules: &Rules,
-    s: Subspace,
-    tables: &HashMap<Subspace, Table>,
-    pure: Option<&Table>,
-) -> Result<SubspaceCheck, TableError> {
-    Ok(SubspaceChecker::new(rules, s, tables, pure).run())
 }
 
 /// The check of one table: each position's value computed again from its
