@@ -269,18 +269,13 @@ fn moving_steps(phase: Phase, rules: &Rules, order: &[PairId]) -> Vec<Step> {
 }
 
 /// Whether the tables of `step` are finished on disk: opened (header and
-/// block index against the file checksum) when a step still to be
-/// computed will read them, checked whole otherwise; a moving table of
-/// the pure game may be adopted.
-fn step_on_disk(step: &Step, folder: &TableFolder, read_later: &BTreeSet<PathBuf>) -> bool {
-    step.subspaces.iter().all(|&s| {
-        let here = if read_later.contains(&folder.path(s)) {
-            folder.open(s).is_ok()
-        } else {
-            folder.is_finished(s)
-        };
-        here || (step.phase.is_moving() && folder.adopt(s))
-    })
+/// block index against the file checksum), their blocks checked only when
+/// a later step reads them; a moving table of the pure game may be
+/// adopted.
+fn step_on_disk(step: &Step, folder: &TableFolder) -> bool {
+    step.subspaces
+        .iter()
+        .all(|&s| folder.open(s).is_ok() || (step.phase.is_moving() && folder.adopt(s)))
 }
 
 /// The tables of one step, its exits loaded; under the N-move rule's
@@ -414,12 +409,11 @@ impl Build {
     /// database folder's writer lock ([`FolderLock`]) throughout: a second
     /// build into the same folder is refused, not interleaved.
     ///
-    /// A finished table that a step to be computed will read is only
-    /// opened when its own step is skipped (header and block index checked
-    /// against the file checksum): reading it later checks every block.
-    /// Every other finished table is checked whole. A table that fails
-    /// when read later is removed and the run starts over, so that it is
-    /// rebuilt like a missing one.
+    /// A finished table is only opened when its own step is skipped
+    /// (header and block index checked against the file checksum); its
+    /// blocks are checked when a step to be computed reads them, and
+    /// `check` reads them all. A table that fails when read is removed and
+    /// the run starts over, so that it is rebuilt like a missing one.
     pub fn run(&self, progress: &dyn Progress) -> Result<BuildReport, BuildError> {
         let _lock = FolderLock::acquire(self.folder.db())?;
         // Each start over removes a damaged table; a table that fails again
@@ -438,22 +432,7 @@ impl Build {
         }
     }
 
-    /// The tables that the steps to be computed read, by path: those whose
-    /// steps are not all on disk (present and opening).
-    fn read_by_computed_steps(&self) -> BTreeSet<PathBuf> {
-        let mut read = BTreeSet::new();
-        for step in &self.steps {
-            let folder = self.folder.with_rules(&step.rules);
-            if step.subspaces.iter().all(|&s| folder.open(s).is_ok()) {
-                continue;
-            }
-            read.extend(step.exits.iter().map(|&s| folder.path(s)));
-        }
-        read
-    }
-
     fn run_once(&self, progress: &dyn Progress) -> Result<BuildReport, Attempt> {
-        let read_later = self.read_by_computed_steps();
         let indexer = Indexer::for_board(self.folder.rules().board());
         let mut report = BuildReport {
             placing: self.placing.then(PhaseReport::default),
@@ -490,7 +469,7 @@ impl Build {
                     step.exits.iter().copied().collect()
                 };
                 exits.retain(|s| keep.contains(s));
-                let on_disk = step_on_disk(step, &folder, &read_later);
+                let on_disk = step_on_disk(step, &folder);
                 // The moving phase counts pairs, the placing phase subspaces.
                 let units = if phase.is_moving() {
                     1
