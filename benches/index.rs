@@ -1,7 +1,7 @@
 //! Index speed: `cargo bench --bench index`. Prints ns per operation on one
 //! core over random positions of 8-8 (and 9-9).
 
-use millbase::index::Indexer;
+use millbase::Indexer;
 use millbase::{Board, PointSet};
 use std::hint::black_box;
 use std::time::Instant;

@@ -11,11 +11,11 @@
 //! `MILLBASE_DB=/path/to/db MILLBASE_RULES=standard,stones=6 cargo bench
 //! --bench practical` (defaults `db`, `standard`).
 
+use millbase::AlphaBeta;
 use millbase::Position;
-use millbase::moves::legal_moves;
-use millbase::play::alphabeta::AlphaBeta;
-use millbase::play::practical::practical_moves;
-use millbase::query::TableSet;
+use millbase::TableSet;
+use millbase::legal_moves;
+use millbase::practical_moves;
 
 mod common;
 use common::{Rng, percentile, random_position};

@@ -5,7 +5,7 @@
 //! `MILLBASE_RULES` (default `standard`). Needs the moving-phase tables.
 
 use millbase::Position;
-use millbase::query::TableSet;
+use millbase::TableSet;
 
 mod common;
 use common::{Rng, percentile, random_position};

@@ -15,7 +15,7 @@ mod common;
 mod http;
 
 use common::{Rng, percentile, random_position};
-use millbase::serve::{ServeOptions, spawn};
+use millbase::{ServeOptions, spawn};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;

@@ -5,12 +5,13 @@
 //! the same object.
 
 use crate::error::ParseError;
-use crate::moves::{legal_moves, mill_ended, next_counter};
+use crate::moves::{legal_moves, next_counter};
 use crate::notation::{PositionInput, format_move, parse_counter, parse_position, play_moves_from};
 use crate::play::practical::{PracticalMove, practical_moves};
 use crate::position::Position;
 use crate::query::{CounterValue, MoveValue, ProbeError, TableSet};
 use crate::rules::Rules;
+use crate::rules::mill_ended;
 use crate::table::TableError;
 use crate::value::Value;
 use serde::{Deserialize, Serialize};
@@ -151,7 +152,7 @@ pub struct MoveAnswer {
 }
 
 /// A move's practical standing in an [`Answer`]
-/// ([`crate::play::practical`]).
+/// ([`practical_moves`](crate::practical_moves)).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PracticalAnswer {
     /// Its place in the practical order, 1 for the practical choice;
@@ -276,7 +277,7 @@ impl QueryTables {
     }
 
     /// Ranks the moves of a probed position for practical play
-    /// ([`crate::play::practical`]).
+    /// ([`practical_moves`](crate::practical_moves)).
     pub fn add_practical(&self, probed: &mut Probed) -> Result<(), QueryError> {
         probed.practical = practical_moves(&self.tables, &probed.input.position, probed.counter)?;
         Ok(())

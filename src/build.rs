@@ -406,7 +406,7 @@ impl Build {
     }
 
     /// Runs every step whose tables are not finished on disk, holding the
-    /// database folder's writer lock ([`FolderLock`]) throughout: a second
+    /// database folder's writer lock (`.millbase.lock`) throughout: a second
     /// build into the same folder is refused, not interleaved.
     ///
     /// A finished table is only opened when its own step is skipped

@@ -2,35 +2,48 @@
 //! millbase: solves mill games (Nine Men's Morris and its variants) by
 //! retrograde analysis.
 //!
-//! Data flows one way through the modules, each importing only from those
-//! before it (a test holds them to it): geometry (points, lines,
-//! symmetries) -> [`rules`] (rule options) -> [`value`] (values and their
-//! codes) -> [`position`] (positions and their text forms) -> [`moves`]
-//! (move and unmove generation, perft) -> [`notation`] (move text, position
-//! input) -> [`index`] (the perfect hash of each stone-count subspace, the
-//! subspace lists) -> [`table`] (the table files and their folder) ->
-//! [`solve`] (backward induction of the moving phase) and placing (the
-//! placing phase) -> [`build`] (the whole build, in order) -> [`query`]
-//! (values of positions and moves) -> [`play`] (choosing moves, matches) ->
-//! [`answer`] (a query's answer as JSON) -> [`mod@verify`] (the forward
-//! check of the tables, the value of the start by two methods; it reads
-//! no builder) -> [`serve`] (the HTTP API and the web board). The rules
-//! are described in `docs/RULES.md`, the design in `docs/DESIGN.md`.
+//! The API is the flat list of items below, one path each; the modules
+//! are private. Its entry points, from the bottom up:
+//!
+//! - [`Rules`] (a rule set, parsed from text such as `"standard,nmove=50"`),
+//!   [`Position`] and [`Move`], with [`legal_moves`], [`perft`] and the text
+//!   forms ([`parse_position`], [`format_move`]);
+//! - [`Value`] (win or loss in so many plies, or draw) and [`Wdl`];
+//! - [`Subspace`] and [`Indexer`]: the stone-count subspaces and the perfect
+//!   hash that maps each position to its table slot;
+//! - [`Build`]: the whole build of a rule set into a [`TableFolder`],
+//!   resumable, reporting through a [`Progress`];
+//! - [`TableSet`] (values of positions and moves from the tables) and
+//!   [`QueryTables`] (the same with game records, counters and the answers
+//!   as JSON, as `millbase query` and the server give them);
+//! - [`practical_moves`], [`AlphaBeta`] and [`play_match`]: choosing moves
+//!   and playing matches;
+//! - [`verify`] (the value of the start by two methods) and
+//!   [`check_subspaces`] (every slot of the tables against its children;
+//!   neither reads the builders' code);
+//! - [`spawn`] and [`serve_until_interrupted`]: the HTTP API and the web
+//!   board.
+//!
+//! Inside, data flows one way through the modules, each importing only from
+//! those before it (a test holds them to it): geometry, rules, value,
+//! position, moves, notation, index, table, solve and placing (the two
+//! phases' builders), build, query, play, answer, verify, render, machine,
+//! serve. The rules are described in `docs/RULES.md`, the design in
+//! `docs/DESIGN.md`.
 //!
 //! Build a small game and ask for the value of its start:
 //!
 //! ```
-//! use millbase::{Build, BuildOptions, Method, Position, Rules, TableFolder, TableSet, Value, Wdl};
-//! use millbase::verify;
+//! use millbase::{Build, BuildOptions, Method, Position, Rules, TableFolder, TableSet, Value, Wdl, verify};
 //! let db = std::env::temp_dir().join(format!("millbase-doc-{}", std::process::id()));
 //! let rules: Rules = "three".parse().unwrap();
 //! let build = Build::plan(&TableFolder::new(&db, &rules), &BuildOptions::default()).unwrap();
-//! build.run(&millbase::solve::NoProgress).unwrap();
+//! build.run(&millbase::NoProgress).unwrap();
 //! let tables = TableSet::open(&db, &rules);
 //! let value = tables.probe(&Position::start(&rules)).unwrap();
 //! assert_eq!(value, Value::Win(9)); // three men's morris: White wins in 9 plies
 //! // Both methods of `verify` (the tables, and a search on the moving phase).
-//! let found = verify(&tables, Method::Both, true, &millbase::verify::Quiet).unwrap();
+//! let found = verify(&tables, Method::Both, true, &millbase::Quiet).unwrap();
 //! assert_eq!(found.verdict, Wdl::Win);
 //! # std::fs::remove_dir_all(&db).unwrap();
 //! ```
@@ -38,43 +51,72 @@
 //! Positions and moves need no tables:
 //!
 //! ```
-//! use millbase::{Rules, Position, moves::perft};
+//! use millbase::{Position, Rules, perft};
 //! let rules = Rules::STANDARD;
 //! assert_eq!(perft(&Position::start(&rules), &rules, 2), 24 * 23);
 //! ```
 
-pub mod answer;
-pub mod build;
+mod answer;
+mod build;
 mod color;
 mod error;
 mod geometry;
-pub mod index;
+mod index;
 #[cfg(test)]
 mod layers;
-pub mod machine;
+mod machine;
 mod memory;
-pub mod moves;
-pub mod notation;
+mod moves;
+mod notation;
 mod placing;
-pub mod play;
-pub mod position;
-pub mod query;
-pub mod render;
-pub mod rules;
-pub mod serve;
-pub mod solve;
-pub mod table;
-pub mod value;
-pub mod verify;
+mod play;
+mod position;
+mod query;
+mod render;
+mod rules;
+mod serve;
+mod solve;
+mod table;
+mod value;
+mod verify;
 
-pub use build::{Build, BuildError, BuildOptions, BuildReport};
+// The public API, one path per item, grouped by layer.
+pub use answer::{
+    Answer, GameAnswer, GameOver, MoveAnswer, PracticalAnswer, Probed, PureAnswer, QueryError,
+    QueryTables, RuleAnswer,
+};
+pub use build::{Build, BuildError, BuildOptions, BuildReport, PhaseReport};
 pub use error::ParseError;
 pub use geometry::{Board, Point, PointSet, PointSetIter};
-pub use index::Subspace;
-pub use moves::Move;
-pub use position::{ByColor, Color, Position};
-pub use query::{ProbeError, TableSet};
-pub use rules::Rules;
-pub use table::{TableError, TableFolder, Wdl};
-pub use value::Value;
-pub use verify::{Method, Verification, VerifyError, verify};
+pub use index::check::{IndexCheck, check_index};
+pub use index::{
+    Indexer, Subspace, SubspaceIndex, all_subspaces, moving_subspaces, placing_subspaces,
+};
+pub use machine::{MachineFigure, measure as measure_machine};
+pub use moves::{Move, legal_moves, no_moves_draws, perft, perft_divide, unmoves};
+pub use notation::{Notation, PositionInput, format_move, parse_position};
+pub use play::alphabeta::AlphaBeta;
+pub use play::game_match::{Ending, GameResult, MatchOptions, MatchResult, play_match};
+pub use play::practical::{PracticalMove, practical_moves};
+pub use play::{Player, PlayerKind};
+pub use position::{ByColor, Color, Position, PositionError, parse_sanmill, to_sanmill};
+pub use query::{CounterValue, DEFAULT_CACHE_BLOCKS, MoveValue, ProbeError, RuleDraw, TableSet};
+pub use render::render_position;
+pub use rules::{DoubleMill, Flying, FullBoard, MillRule, PRESETS, Protection, Rules, RulesError};
+pub use serve::{
+    BoardInfo, Catalog, Limits, RuleSetInfo, RunningServer, ServeOptions, serve_until_interrupted,
+    spawn,
+};
+pub use solve::{NoProgress, Progress};
+pub use table::format::reseal;
+pub use table::{
+    BlockFault, CodeLayout, DEFAULT_LEVEL, Damage, Mismatch, PliesCounts, Section, StatsFile,
+    SubspaceStats, Table, TableError, TableFile, TableFolder, TableInfo, Wdl,
+    raise_open_file_limit,
+};
+pub use value::{Encoding, UNUSED, Value, best_first};
+pub use verify::check::{BadSlot, SubspaceCheck, check_subspaces};
+pub use verify::{
+    Method, OpeningSearch, Quiet, SearchOutcome, TablesOutcome, Verification, VerifyError,
+    VerifyProgress, verify, wdl_of,
+};

@@ -49,7 +49,7 @@ const ROUND: usize = 1 << 16;
 const AHEAD: usize = 16;
 
 /// Measures the figure for about `duration` on rayon's pool (all its
-/// threads), on a fresh array of [`ARRAY_BYTES`].
+/// threads), on a fresh array of 1 GiB.
 pub fn measure(duration: Duration) -> MachineFigure {
     let threads = rayon::current_num_threads();
     let array: Vec<AtomicU8> = crate::memory::huge_vec_with(ARRAY_BYTES, || AtomicU8::new(0));

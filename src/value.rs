@@ -98,12 +98,6 @@ pub fn is_loss(code: u16) -> bool {
     code != UNUSED && code % 2 == 1
 }
 
-/// The depth of a decided code.
-#[inline]
-pub fn depth(code: u16) -> u32 {
-    code as u32 - 1
-}
-
 /// How the codes of a table read: the pure game's plies, or the N-move
 /// rule's distance to the next mill.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]

@@ -3,13 +3,12 @@
 //! One server over one table folder serves every test; each test opens its
 //! own browser session. Screenshots go to `target/screenshots/`.
 
-mod common;
-#[path = "common/http.rs"]
-mod http;
+use crate::common;
+use crate::common::http;
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use http::{enc, get, request};
-use millbase::serve::{ServeOptions, spawn};
+use millbase::{ServeOptions, spawn};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::net::SocketAddr;

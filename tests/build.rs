@@ -1,6 +1,6 @@
 //! Builds through the real binary: thread counts, interruption and resume.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;
@@ -342,9 +342,9 @@ fn stats_json_has_the_documented_fields() {
     // Sealed again as the writer seals it, the edited row is believed: the
     // file is what is read for an unchanged table.
     let sum = edited["checksums"][k].as_u64().unwrap();
-    let row: millbase::table::SubspaceStats =
+    let row: millbase::SubspaceStats =
         serde_json::from_value(edited["subspaces"][k].clone()).unwrap();
-    edited["seals"][k] = serde_json::json!(millbase::table::StatsFile::seal(&row, sum));
+    edited["seals"][k] = serde_json::json!(millbase::StatsFile::seal(&row, sum));
     std::fs::write(&path, serde_json::to_vec(&edited).unwrap()).unwrap();
     assert_eq!(
         stats_33(),

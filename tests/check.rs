@@ -1,11 +1,11 @@
 //! `check` (forward verification), `info`, and tables of other format versions.
 
-mod common;
+use crate::common;
 
 use millbase::Rules;
-use millbase::index::Subspace;
-use millbase::table::TableFolder;
-use millbase::value::{UNUSED, Value};
+use millbase::Subspace;
+use millbase::TableFolder;
+use millbase::{UNUSED, Value};
 use std::path::Path;
 use std::process::Output;
 

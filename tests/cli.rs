@@ -1,6 +1,6 @@
 //! Runs the real `millbase` binary.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 
@@ -495,7 +495,7 @@ fn stats_does_not_trust_an_edited_cache_or_a_damaged_index() {
 #[test]
 fn a_stats_file_that_cannot_be_written_leaves_nothing_behind() {
     let db = common::build_db("cli-stats-write", "three");
-    let folder = millbase::table::TableFolder::new(&db, &"three".parse().unwrap());
+    let folder = millbase::TableFolder::new(&db, &"three".parse().unwrap());
     let path = folder.stats_path();
     std::fs::remove_file(&path).unwrap();
     // A folder in its place: the rename fails.

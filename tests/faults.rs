@@ -5,9 +5,9 @@
 //! the rerun resumes; every flipped bit and every truncation of a table is
 //! refused, or changes no value.
 
-mod common;
+use crate::common;
 
-use millbase::table::format::TableFile;
+use millbase::TableFile;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -256,8 +256,8 @@ fn every_flipped_bit_and_every_truncation_is_refused() {
         String::from_utf8_lossy(&out.stderr).contains(name)
             || String::from_utf8_lossy(&out.stdout).contains(name)
     );
-    let server = millbase::serve::spawn(
-        millbase::serve::ServeOptions::new(&db),
+    let server = millbase::spawn(
+        millbase::ServeOptions::new(&db),
         "127.0.0.1:0".parse().unwrap(),
     )
     .unwrap();
@@ -315,7 +315,7 @@ fn a_header_claiming_huge_blocks_is_refused() {
     // of 2^31 slots, checksums made to match.
     b[24..32].copy_from_slice(&(1u64 << 31).to_le_bytes());
     b[32..36].copy_from_slice(&(1u32 << 31).to_le_bytes());
-    assert!(millbase::table::format::reseal(&mut b));
+    assert!(millbase::reseal(&mut b));
     std::fs::write(path, &b).unwrap();
     let Err(e) = TableFile::open_any(path) else {
         panic!("a block of 2^31 slots was accepted");

@@ -1,10 +1,10 @@
 //! The perfect hash against brute force.
 
-mod common;
+use crate::common;
 
 use common::Rng;
-use millbase::index::{Indexer, check::check_subspace};
 use millbase::{Board, PointSet};
+use millbase::{Indexer, check_index};
 use rayon::prelude::*;
 
 /// Independent symmetry application: one image bit per point.
@@ -47,8 +47,8 @@ fn brute_force_classes_on(board: &Board, w: u32, b: u32) -> u64 {
         .sum()
 }
 
-fn brute_force_classes(w: u32, b: u32) -> u64 {
-    brute_force_classes_on(Board::standard(), w, b)
+fn brute_force_classes(n_us: u32, n_them: u32) -> u64 {
+    brute_force_classes_on(Board::standard(), n_us, n_them)
 }
 
 #[test]
@@ -56,13 +56,13 @@ fn other_boards_class_counts_and_round_trips() {
     // Three men's: every subspace of the whole game (placing ones too).
     let three = Board::by_name("three").unwrap();
     let mut cases: Vec<(&Board, u8, u8)> = Vec::new();
-    for w in 0..=3 {
-        for b in 0..=3 {
-            cases.push((three, w, b));
+    for n_us in 0..=3 {
+        for n_them in 0..=3 {
+            cases.push((three, n_us, n_them));
         }
     }
     let six = Board::by_name("six").unwrap();
-    for (w, b) in [
+    for (n_us, n_them) in [
         (0, 0),
         (1, 0),
         (2, 1),
@@ -73,24 +73,28 @@ fn other_boards_class_counts_and_round_trips() {
         (5, 3),
         (6, 6),
     ] {
-        cases.push((six, w, b));
+        cases.push((six, n_us, n_them));
     }
     let diagonals = Board::by_name("diagonals").unwrap();
-    for (w, b) in [(3, 3), (4, 3), (3, 4), (2, 2)] {
-        cases.push((diagonals, w, b));
+    for (n_us, n_them) in [(3, 3), (4, 3), (3, 4), (2, 2)] {
+        cases.push((diagonals, n_us, n_them));
     }
-    for (board, w, b) in cases {
-        let idx = Indexer::for_board(board).subspace(w, b);
-        let brute = brute_force_classes_on(board, w as u32, b as u32);
-        assert_eq!(idx.class_count(), brute, "{} {w}-{b}", board.name);
-        let check = check_subspace(&idx);
+    for (board, n_us, n_them) in cases {
+        let idx = Indexer::for_board(board).subspace(n_us, n_them);
+        let brute = brute_force_classes_on(board, n_us as u32, n_them as u32);
+        assert_eq!(idx.class_count(), brute, "{} {n_us}-{n_them}", board.name);
+        let check = check_index(&idx);
         assert!(
             check.errors.is_empty(),
-            "{} {w}-{b}: {:?}",
+            "{} {n_us}-{n_them}: {:?}",
             board.name,
             check.errors
         );
-        assert_eq!(check.canonical, brute, "{} {w}-{b}: used slots", board.name);
+        assert_eq!(
+            check.canonical, brute,
+            "{} {n_us}-{n_them}: used slots",
+            board.name
+        );
     }
     // Orbits of the empty set and of the whole board: one each.
     assert_eq!(Indexer::for_board(three).orbit_count(0), 1);
@@ -98,11 +102,11 @@ fn other_boards_class_counts_and_round_trips() {
     // Large subspaces of the 24-point diagonals board, at random.
     let indexer = Indexer::for_board(diagonals);
     let mut rng = Rng(11);
-    for (w, b) in [(12, 12), (9, 8), (12, 3)] {
-        let idx = indexer.subspace(w, b);
+    for (n_us, n_them) in [(12, 12), (9, 8), (12, 3)] {
+        let idx = indexer.subspace(n_us, n_them);
         for _ in 0..5_000 {
-            let us = rng.points(diagonals.all, w as u32);
-            let them = rng.points(diagonals.all.minus(us), b as u32);
+            let us = rng.points(diagonals.all, n_us as u32);
+            let them = rng.points(diagonals.all.minus(us), n_them as u32);
             let slot = idx.slot(us, them);
             assert!(idx.is_canonical(slot));
             for s in &diagonals.symmetries {
@@ -115,13 +119,17 @@ fn other_boards_class_counts_and_round_trips() {
 #[test]
 fn class_counts_match_brute_force() {
     let indexer = Indexer::for_board(Board::standard());
-    for (w, b) in [(3, 3), (4, 3), (3, 4), (5, 3), (4, 4)] {
-        let idx = indexer.subspace(w, b);
-        let brute = brute_force_classes(w as u32, b as u32);
-        assert_eq!(idx.class_count(), brute, "{w}-{b}");
-        let check = check_subspace(&idx);
-        assert!(check.errors.is_empty(), "{w}-{b}: {:?}", check.errors);
-        assert_eq!(check.canonical, brute, "{w}-{b}: used slots");
+    for (n_us, n_them) in [(3, 3), (4, 3), (3, 4), (5, 3), (4, 4)] {
+        let idx = indexer.subspace(n_us, n_them);
+        let brute = brute_force_classes(n_us as u32, n_them as u32);
+        assert_eq!(idx.class_count(), brute, "{n_us}-{n_them}");
+        let check = check_index(&idx);
+        assert!(
+            check.errors.is_empty(),
+            "{n_us}-{n_them}: {:?}",
+            check.errors
+        );
+        assert_eq!(check.canonical, brute, "{n_us}-{n_them}: used slots");
     }
 }
 
@@ -134,8 +142,8 @@ fn published_figures() {
     assert_eq!(indexer.subspace(8, 8).class_count(), 591_726_690);
     assert!(indexer.subspace(8, 8).slots() <= 603_332_730);
     let total: u64 = (3..=9)
-        .flat_map(|w| (3..=9).map(move |b| (w, b)))
-        .map(|(w, b)| indexer.subspace(w, b).class_count())
+        .flat_map(|n_us| (3..=9).map(move |n_them| (n_us, n_them)))
+        .map(|(n_us, n_them)| indexer.subspace(n_us, n_them).class_count())
         .sum();
     assert_eq!(total, 8_904_593_601);
     let orbits: Vec<u64> = (3..=9).map(|w| indexer.orbit_count(w)).collect();

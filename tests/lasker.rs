@@ -2,13 +2,13 @@
 //! the cyclic placing phase against a naive solver, published start values,
 //! resuming, `check` and `verify`.
 
-mod common;
+use crate::common;
 
 use common::{Images, run as millbase};
-use millbase::index::Subspace;
-use millbase::moves::legal_moves;
-use millbase::query::TableSet;
-use millbase::value::Value;
+use millbase::Subspace;
+use millbase::TableSet;
+use millbase::Value;
+use millbase::legal_moves;
 use millbase::{Color, Position, Rules};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -238,7 +238,7 @@ fn repetition_search_on(cases: &[(&str, usize)]) {
         let rules: Rules = spec.parse().unwrap();
         let db = common::shared_db(spec);
         let tables = TableSet::open(db, &rules);
-        let search = millbase::verify::OpeningSearch::with_table_bits(&tables, 22);
+        let search = millbase::OpeningSearch::with_table_bits(&tables, 22);
         let start = Position::start(&rules);
         let positions: Vec<Position> = if every == 0 {
             vec![start]
@@ -280,7 +280,7 @@ fn placing_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn a_killed_build_resumes_to_the_same_bytes() {
     let spec = "lasker,stones=4/3";
     let db = build("resume", spec);
-    let dir = millbase::table::TableFolder::new(&db, &spec.parse().unwrap()).dir();
+    let dir = millbase::TableFolder::new(&db, &spec.parse().unwrap()).dir();
     let before = placing_files(&dir);
     // Kill a fresh build once it has written some placing tables.
     let again = common::TempDir::new("lasker-resume-again");
@@ -289,7 +289,7 @@ fn a_killed_build_resumes_to_the_same_bytes() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let dir2 = millbase::table::TableFolder::new(&again, &spec.parse().unwrap()).dir();
+    let dir2 = millbase::TableFolder::new(&again, &spec.parse().unwrap()).dir();
     let t = std::time::Instant::now();
     while std::fs::read_dir(&dir2).map_or(0, |d| d.count()) < 6 && t.elapsed().as_secs() < 60 {
         std::thread::sleep(std::time::Duration::from_millis(2));
@@ -334,7 +334,7 @@ fn query_lists_slides_during_placing() {
     let db = common::shared_db(spec);
     let tables = TableSet::open(db, &rules);
     // White a7 d7, Black g1, White to move with one stone in hand each.
-    let pos = millbase::notation::parse_position("WW....B./......../........ w 1 2", &rules)
+    let pos = millbase::parse_position("WW....B./......../........ w 1 2", &rules)
         .unwrap()
         .position;
     assert_eq!(pos.to_move, Color::White);

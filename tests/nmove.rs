@@ -5,14 +5,14 @@
 //! (the counter only grows between mills). It shares no code with the
 //! builder: forward moves (`legal_moves`) and brute-force symmetry only.
 
-mod common;
+use crate::common;
 
-use millbase::index::{Indexer, Subspace};
-use millbase::moves::legal_moves;
-use millbase::query::RuleDraw;
-use millbase::table::TableFolder;
-use millbase::value::{Encoding, Value};
+use millbase::RuleDraw;
+use millbase::TableFolder;
+use millbase::legal_moves;
 use millbase::{ByColor, Color, PointSet, Position, Rules};
+use millbase::{Encoding, Value};
+use millbase::{Indexer, Subspace};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -209,7 +209,7 @@ fn the_last_ply_before_the_counter_runs_out() {
     let spec = "standard,flying=off,nmove=10";
     let rules: Rules = spec.parse().unwrap();
     let db = build_4_3(&rules, "nmove-boundary");
-    let tables = millbase::query::TableSet::open(&db, &rules);
+    let tables = millbase::TableSet::open(&db, &rules);
     let idx = Indexer::for_board(rules.board()).subspace(4, 3);
     let (mut mills, mut blocks, mut quiet, mut by_counter) = (0, 0, 0, 0);
     let mut moves = Vec::new();
@@ -383,7 +383,7 @@ fn a_move_that_completes_a_line_resets_the_counter_without_a_removal() {
     let spec = "three,nmove=10";
     let db = common::shared_db(spec);
     let rules: Rules = spec.parse().unwrap();
-    let tables = millbase::answer::QueryTables::open(db, &rules);
+    let tables = millbase::QueryTables::open(db, &rules);
     // White slides c2-c1 and completes a1-b1-c1; the other moves do not.
     let probed = tables.probe_text("BB.W.WW./B w 0 0", Some("3")).unwrap();
     let answer = probed.to_answer(&rules);

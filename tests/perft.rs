@@ -3,8 +3,8 @@
 //! on cheap cases.
 
 use millbase::Rules;
-use millbase::moves::perft;
-use millbase::notation::parse_position;
+use millbase::parse_position;
+use millbase::perft;
 use std::process::Command;
 
 fn cases() -> Vec<(String, String, u32, u64)> {

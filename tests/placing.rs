@@ -1,15 +1,15 @@
 //! Placing-phase tables against a naive search, and `verify`'s two methods
 //! against each other.
 
-mod common;
+use crate::common;
 
-use millbase::index::{Indexer, Subspace};
-use millbase::moves::legal_moves;
-use millbase::query::{ProbeError, TableSet};
-use millbase::rules::{FullBoard, MillRule};
-use millbase::value::Value;
-use millbase::value::best_first;
+use millbase::Value;
+use millbase::best_first;
+use millbase::legal_moves;
 use millbase::{ByColor, Color, PointSet, Position, Rules};
+use millbase::{FullBoard, MillRule};
+use millbase::{Indexer, Subspace};
+use millbase::{ProbeError, TableSet};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -186,9 +186,7 @@ fn values_and_check(spec: &str, cases: &[(&str, Value)], naive_too: bool) {
     let db = common::shared_db(spec);
     let tables = TableSet::open(db, &rules);
     for &(board, want) in cases {
-        let pos = millbase::notation::parse_position(board, &rules)
-            .unwrap()
-            .position;
+        let pos = millbase::parse_position(board, &rules).unwrap().position;
         assert_eq!(tables.probe(&pos).unwrap(), want, "{spec}: {board}");
     }
     if naive_too {
@@ -396,9 +394,9 @@ fn placing_tables_are_shared_by_every_stone_count_of_a_board() {
     assert!(out.status.success(), "{log}");
     let four: Rules = "standard,stones=4".parse().unwrap();
     let four_three: Rules = "standard,stones=4/3".parse().unwrap();
-    let shared: Vec<Subspace> = millbase::index::placing_subspaces(&four_three)
+    let shared: Vec<Subspace> = millbase::placing_subspaces(&four_three)
         .into_iter()
-        .filter(|s| millbase::index::placing_subspaces(&four).contains(s))
+        .filter(|s| millbase::placing_subspaces(&four).contains(s))
         .collect();
     assert!(shared.len() >= 3, "{shared:?}");
     assert!(

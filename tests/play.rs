@@ -5,14 +5,14 @@
 //! player beats random play and finds short wins, and `match` refuses bad
 //! arguments clearly.
 
-mod common;
+use crate::common;
 
-use millbase::moves::{Move, legal_moves};
-use millbase::play::alphabeta::AlphaBeta;
-use millbase::play::game_match::{MatchOptions, play_match};
-use millbase::play::practical::practical_moves;
-use millbase::play::{Player, PlayerKind};
-use millbase::query::TableSet;
+use millbase::AlphaBeta;
+use millbase::TableSet;
+use millbase::practical_moves;
+use millbase::{MatchOptions, play_match};
+use millbase::{Move, legal_moves};
+use millbase::{Player, PlayerKind};
 use millbase::{Position, Rules, Value};
 
 const GAME: &str = "standard,stones=5";
@@ -106,7 +106,7 @@ fn table_players_never_lose_a_game_they_held() {
         }
         // The same seed plays the same games.
         let again = play_match(Some(&t), &r, &options, &|_| {}).unwrap();
-        let plies = |m: &millbase::play::game_match::MatchResult| {
+        let plies = |m: &millbase::MatchResult| {
             m.games
                 .iter()
                 .map(|g| (g.outcome, g.plies))
@@ -190,7 +190,7 @@ fn players_parse_and_bad_match_arguments_are_clear() {
     }
     // A player made for a game with no move returns none.
     let r: Rules = "three".parse().unwrap();
-    let over = millbase::notation::parse_position("WWW.B.B./B b 0 0", &r)
+    let over = millbase::parse_position("WWW.B.B./B b 0 0", &r)
         .unwrap()
         .position;
     let mut random = Player::new(PlayerKind::Random, r, 1);

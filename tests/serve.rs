@@ -1,13 +1,12 @@
 //! `millbase serve`: the HTTP API against `query --json` and the library,
 //! every error status, bad input, concurrency, the pages.
 
-mod common;
-#[path = "common/http.rs"]
-mod http;
+use crate::common;
+use crate::common::http;
 
 use http::{enc, get, post, request};
-use millbase::answer::QueryTables;
-use millbase::serve::{Limits, RunningServer, ServeOptions, spawn};
+use millbase::QueryTables;
+use millbase::{Limits, RunningServer, ServeOptions, spawn};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -2,15 +2,15 @@
 //! symmetry classes, built with the forward move generator, solved by
 //! plain fixed-point iteration. No solver code is shared.
 
-mod common;
+use crate::common;
 
-use millbase::index::{Indexer, Subspace};
-use millbase::moves::legal_moves;
-use millbase::notation::parse_position;
-use millbase::query::TableSet;
-use millbase::rules::{FullBoard, MillRule};
-use millbase::solve::NoProgress;
-use millbase::value::Value;
+use millbase::NoProgress;
+use millbase::TableSet;
+use millbase::Value;
+use millbase::legal_moves;
+use millbase::parse_position;
+use millbase::{FullBoard, MillRule};
+use millbase::{Indexer, Subspace};
 use millbase::{PointSet, Rules};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -25,13 +25,13 @@ fn build_moving(
     rules: &Rules,
     db: &std::path::Path,
     subspaces: Vec<Subspace>,
-) -> millbase::build::BuildReport {
-    let options = millbase::build::BuildOptions {
+) -> millbase::BuildReport {
+    let options = millbase::BuildOptions {
         subspaces,
         placing: false,
         ..Default::default()
     };
-    millbase::build::Build::plan(&millbase::table::TableFolder::new(db, rules), &options)
+    millbase::Build::plan(&millbase::TableFolder::new(db, rules), &options)
         .and_then(|b| b.run(&NoProgress))
         .unwrap()
 }
@@ -149,19 +149,19 @@ fn compare(spec: &str, subspaces: &[(u32, u32)]) {
         &db,
         subspaces
             .iter()
-            .map(|&(w, b)| Subspace::moving(w as u8, b as u8))
+            .map(|&(n_us, n_them)| Subspace::moving(n_us as u8, n_them as u8))
             .collect(),
     );
     let naive = naive_values(&rules, subspaces);
     let indexer = Indexer::for_board(rules.board());
     let mut per_sub: HashMap<(u32, u32), u64> = HashMap::new();
-    for &(w, b) in subspaces {
-        let s = Subspace::moving(w as u8, b as u8);
+    for &(n_us, n_them) in subspaces {
+        let s = Subspace::moving(n_us as u8, n_them as u8);
         let table = common::load_table(&db, &rules, s);
         let idx = indexer.subspace(s.us, s.them);
         for (&(us, them), &v) in naive
             .iter()
-            .filter(|((u, t), _)| u.count_ones() == w && t.count_ones() == b)
+            .filter(|((u, t), _)| u.count_ones() == n_us && t.count_ones() == n_them)
         {
             let slot = idx.slot(PointSet(us), PointSet(them));
             let got = Value::from_code(table.code(slot));
@@ -170,10 +170,10 @@ fn compare(spec: &str, subspaces: &[(u32, u32)]) {
                 Some(v),
                 "{spec} {s}: position us={us:#x} them={them:#x}"
             );
-            *per_sub.entry((w, b)).or_default() += 1;
+            *per_sub.entry((n_us, n_them)).or_default() += 1;
         }
         assert_eq!(
-            per_sub[&(w, b)],
+            per_sub[&(n_us, n_them)],
             idx.class_count(),
             "{spec} {s}: class count"
         );
@@ -292,7 +292,7 @@ fn twelve_mens_moving_phase_published_figures() {
     let rules = Rules::TWELVE;
     let db = temp_db("twelve-figures");
     let report = build_moving(&rules, &db, vec!["4-4".parse().unwrap()]);
-    let stats = millbase::table::TableFolder::new(&db, &rules)
+    let stats = millbase::TableFolder::new(&db, &rules)
         .stats_of(&["3-3", "3-4", "4-3", "4-4"].map(|s| s.parse().unwrap()))
         .unwrap();
     let longest: Vec<u32> = stats

@@ -1,6 +1,6 @@
 //! Damaged, foreign and future table files give clear errors, never values.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

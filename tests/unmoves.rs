@@ -1,10 +1,10 @@
 //! Move/unmove duality over random positions and every rule option.
 
-mod common;
+use crate::common;
 
 use common::{Rng, random_position, rule_variants};
 use millbase::Position;
-use millbase::moves::{legal_moves, unmoves};
+use millbase::{legal_moves, unmoves};
 
 #[test]
 fn every_move_is_found_among_the_unmoves_of_its_result() {
@@ -61,7 +61,7 @@ fn every_unmove_is_a_legal_move() {
 
 #[test]
 fn removal_rules_differ_where_all_stones_are_in_mills() {
-    use millbase::notation::parse_position;
+    use millbase::parse_position;
     // White a7 d7 a1 flies; black b6 d6 f6 and c5 d5 e5 are both mills.
     let pos = "WW....W./BBB...../BBB..... w 0 0";
     let count = |spec: &str| {

@@ -1,11 +1,11 @@
 //! The placing-phase search of `verify` against a naive minimax.
 
-mod common;
+use crate::common;
 
-use millbase::moves::legal_moves;
-use millbase::query::TableSet;
-use millbase::value::Value;
-use millbase::verify::{OpeningSearch, wdl_of};
+use millbase::TableSet;
+use millbase::Value;
+use millbase::legal_moves;
+use millbase::{OpeningSearch, wdl_of};
 use millbase::{Position, Rules};
 use std::collections::HashMap;
 

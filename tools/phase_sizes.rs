@@ -4,8 +4,8 @@
 //! Usage: `cargo run --release --example phase_sizes -- RULES`
 
 use millbase::Rules;
-use millbase::index::placing_subspaces;
-use millbase::index::{Indexer, moving_subspaces};
+use millbase::placing_subspaces;
+use millbase::{Indexer, moving_subspaces};
 
 fn main() {
     let spec = std::env::args().nth(1).unwrap_or_else(|| "standard".into());
@@ -17,7 +17,7 @@ fn main() {
         }
     };
     let indexer = Indexer::for_board(rules.board());
-    let slots = |s: &millbase::index::Subspace| indexer.subspace(s.us, s.them).slots();
+    let slots = |s: &millbase::Subspace| indexer.subspace(s.us, s.them).slots();
     let moving = moving_subspaces(&rules);
     let placing = placing_subspaces(&rules);
     let largest = placing.iter().max_by_key(|s| slots(s));

@@ -9,8 +9,8 @@
 //! (`--moving`: the moving-phase tables only)
 
 use millbase::Rules;
-use millbase::index::Subspace;
-use millbase::table::{DEFAULT_LEVEL, Section, TableFolder};
+use millbase::Subspace;
+use millbase::{DEFAULT_LEVEL, Section, TableFolder};
 use std::process::exit;
 
 fn main() {

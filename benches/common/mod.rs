@@ -2,8 +2,8 @@
 //! positions, percentiles.
 #![allow(dead_code)]
 
-use millbase::index::Subspace;
-use millbase::table::TableFolder;
+use millbase::Subspace;
+use millbase::TableFolder;
 use millbase::{ByColor, Color, Point, PointSet, Position, Rules};
 use std::path::{Path, PathBuf};
 
@@ -39,7 +39,7 @@ pub fn tables_from_env() -> Option<(PathBuf, String, Rules, Vec<Subspace>)> {
 
 fn present(db: &Path, rules: &Rules) -> Vec<Subspace> {
     let folder = TableFolder::new(db, rules);
-    millbase::index::moving_subspaces(rules)
+    millbase::moving_subspaces(rules)
         .into_iter()
         .filter(|&s| folder.exists(s))
         .collect()

@@ -3,13 +3,13 @@
 use super::CliError;
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use millbase::Progress;
 use millbase::Rules;
-use millbase::build::{Build, BuildOptions};
-use millbase::index::Subspace;
-use millbase::index::all_subspaces;
-use millbase::solve::Progress;
-use millbase::table::SubspaceStats;
-use millbase::table::TableFolder;
+use millbase::Subspace;
+use millbase::SubspaceStats;
+use millbase::TableFolder;
+use millbase::all_subspaces;
+use millbase::{Build, BuildOptions};
 use serde::Serialize;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -33,7 +33,7 @@ pub struct BuildArgs {
     no_placing: bool,
     /// zstd compression level of the tables' code sections (1..=22; the
     /// win/draw/loss sections use at least 15).
-    #[arg(long, default_value_t = millbase::table::DEFAULT_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
+    #[arg(long, default_value_t = millbase::DEFAULT_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
     zstd_level: i32,
     /// After the build, measure the machine figure of `bench-machine`
     /// (about 4 s and 1 GiB of memory) and give each phase's rate as a
@@ -256,7 +256,7 @@ fn log_rates(work: &[PhaseWork; 2], measure: bool) {
         eprintln!("rate: nothing computed");
         return;
     }
-    let figure = measure.then(|| millbase::machine::measure(std::time::Duration::from_secs(2)));
+    let figure = measure.then(|| millbase::measure_machine(std::time::Duration::from_secs(2)));
     for (name, w) in ["moving phase", "placing phase"].iter().zip(work) {
         if w.seconds == 0.0 {
             continue;

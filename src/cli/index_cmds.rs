@@ -3,8 +3,8 @@
 use super::CliError;
 use clap::Args;
 use millbase::Rules;
-use millbase::index::check::{IndexCheck, check_subspace};
-use millbase::index::{Indexer, Subspace};
+use millbase::{IndexCheck, check_index};
+use millbase::{Indexer, Subspace};
 use serde::Serialize;
 
 /// Arguments of `index-info`.
@@ -98,7 +98,7 @@ pub fn index_info(rules: &Rules, args: &IndexInfoArgs) -> Result<(), CliError> {
 }
 
 /// `millbase check-index`.
-pub fn check_index(rules: &Rules, args: &CheckIndexArgs) -> Result<(), CliError> {
+pub fn check_index_cmd(rules: &Rules, args: &CheckIndexArgs) -> Result<(), CliError> {
     let sub: Subspace = args.subspace.parse().map_err(CliError::input)?;
     let n = rules.board().size as u32;
     if sub.us as u32 + sub.them as u32 > n {
@@ -114,7 +114,7 @@ pub fn check_index(rules: &Rules, args: &CheckIndexArgs) -> Result<(), CliError>
         slots,
         canonical,
         errors,
-    } = check_subspace(&idx);
+    } = check_index(&idx);
     let expected = idx.class_count();
     println!(
         "{sub}: {slots} slots, {canonical} canonical (expected {expected}), {} errors, {:.1} s",

@@ -27,7 +27,7 @@ pub fn bench_machine(a: &BenchMachineArgs) -> Result<(), CliError> {
         )));
     }
     use_threads(a.threads)?;
-    let f = millbase::machine::measure(Duration::from_secs_f64(a.seconds));
+    let f = millbase::measure_machine(Duration::from_secs_f64(a.seconds));
     if a.json {
         println!("{}", serde_json::to_string(&f).expect("serialisable"));
         return Ok(());

@@ -106,18 +106,18 @@ pub fn use_threads(threads: Option<usize>) -> Result<(), CliError> {
 impl CliError {
     /// A failed probe: a position no table covers is bad input (exit 2), a
     /// missing or damaged table exit 1.
-    pub fn probe(e: millbase::query::ProbeError, rules: &Rules) -> CliError {
+    pub fn probe(e: millbase::ProbeError, rules: &Rules) -> CliError {
         match e {
-            millbase::query::ProbeError::NotCovered(s) => CliError::input(s),
-            millbase::query::ProbeError::Table(t) => CliError::table(&t, rules),
+            millbase::ProbeError::NotCovered(s) => CliError::input(s),
+            millbase::ProbeError::Table(t) => CliError::table(&t, rules),
         }
     }
 
     /// A missing or damaged table: exit status 1, with the command that
     /// makes (or remakes) it.
-    pub fn table(e: &millbase::table::TableError, rules: &Rules) -> CliError {
+    pub fn table(e: &millbase::TableError, rules: &Rules) -> CliError {
         let verb = match e {
-            millbase::table::TableError::Missing(_) => "make",
+            millbase::TableError::Missing(_) => "make",
             _ => "rebuild",
         };
         CliError {
@@ -156,7 +156,7 @@ pub fn run() -> i32 {
     let cli = Cli::parse();
     // Each open table holds a file descriptor; `verify` and `serve` open
     // hundreds.
-    millbase::table::raise_open_file_limit();
+    millbase::raise_open_file_limit();
     let ignored = match &cli.command {
         Command::Info(_) => Some("info reads every rule set in the folder"),
         Command::Serve(_) => Some("serve serves every rule set in the folder"),
@@ -186,7 +186,7 @@ pub fn run() -> i32 {
             Command::Serve(a) => serve_cmds::serve_cmd(&rules, a),
             Command::Match(a) => play_cmds::match_cmd(&rules, a),
             Command::IndexInfo(a) => index_cmds::index_info(&rules, a),
-            Command::CheckIndex(a) => index_cmds::check_index(&rules, a),
+            Command::CheckIndex(a) => index_cmds::check_index_cmd(&rules, a),
             Command::BenchMachine(a) => machine_cmds::bench_machine(a),
         });
     match result {

@@ -3,12 +3,12 @@
 use super::CliError;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use millbase::PlayerKind;
+use millbase::Position;
 use millbase::Rules;
-use millbase::notation::parse_position;
-use millbase::play::PlayerKind;
-use millbase::play::game_match::{Ending, MatchOptions, play_match};
-use millbase::position::Position;
-use millbase::query::TableSet;
+use millbase::TableSet;
+use millbase::parse_position;
+use millbase::{Ending, MatchOptions, play_match};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 

@@ -3,10 +3,10 @@
 use super::CliError;
 use clap::{Args, ValueEnum};
 use millbase::Rules;
-use millbase::moves::{legal_moves, perft as count_perft, perft_divide};
-use millbase::notation::{Notation, PositionInput, format_move, parse_position};
-use millbase::position::{Color, Position};
-use millbase::render::render_position;
+use millbase::render_position;
+use millbase::{Color, Position};
+use millbase::{Notation, PositionInput, format_move, parse_position};
+use millbase::{legal_moves, perft as count_perft, perft_divide};
 use std::time::Instant;
 
 /// Notation choice on the command line.
@@ -102,7 +102,7 @@ pub fn show(rules: &Rules, args: &ShowArgs) -> Result<(), CliError> {
     println!("Rules:      {}", rules.short_name());
     println!("Position:   {}", pos.board_string(rules));
     if rules.board().size == 24 {
-        println!("Sanmill:    {}", millbase::position::to_sanmill(&pos));
+        println!("Sanmill:    {}", millbase::to_sanmill(&pos));
     }
     println!("To move:    {}", pos.to_move.name());
     for c in [Color::White, Color::Black] {
@@ -116,7 +116,7 @@ pub fn show(rules: &Rules, args: &ShowArgs) -> Result<(), CliError> {
     }
     let mut moves = Vec::new();
     legal_moves(&pos, rules, &mut moves);
-    if moves.is_empty() && millbase::moves::no_moves_draws(&pos, rules) {
+    if moves.is_empty() && millbase::no_moves_draws(&pos, rules) {
         println!("Game over:  draw (the board is full: full-board=draw)");
     } else if moves.is_empty() {
         println!("Game over:  {} has lost", pos.to_move.name());

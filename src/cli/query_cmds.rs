@@ -3,10 +3,10 @@
 use super::CliError;
 use clap::Args;
 use millbase::Rules;
-use millbase::answer::{Probed, QueryError, QueryTables};
-use millbase::notation::format_move;
-use millbase::render::render_position;
-use millbase::value::Value;
+use millbase::Value;
+use millbase::format_move;
+use millbase::render_position;
+use millbase::{Probed, QueryError, QueryTables};
 use rayon::prelude::*;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;

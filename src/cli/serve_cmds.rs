@@ -3,7 +3,7 @@
 use super::CliError;
 use clap::Args;
 use millbase::Rules;
-use millbase::serve::{Limits, ServeOptions, serve_until_interrupted};
+use millbase::{Limits, ServeOptions, serve_until_interrupted};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -47,7 +47,7 @@ pub struct ServeArgs {
     max_connections: usize,
     /// Decompressed table blocks kept in memory per rule set (1 to
     /// 1048576; a block takes 3 to 16 KiB).
-    #[arg(long, default_value_t = millbase::query::DEFAULT_CACHE_BLOCKS,
+    #[arg(long, default_value_t = millbase::DEFAULT_CACHE_BLOCKS,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1 << 20))]
     cache_blocks: usize,
     /// Worker threads for batches (default: all cores).

@@ -3,10 +3,10 @@
 use super::CliError;
 use clap::Args;
 use millbase::Rules;
-use millbase::index::Subspace;
-use millbase::index::moving_subspaces;
-use millbase::table::{Section, TableFile};
-use millbase::verify::check::{SubspaceCheck, check_subspaces};
+use millbase::Subspace;
+use millbase::moving_subspaces;
+use millbase::{Section, TableFile};
+use millbase::{SubspaceCheck, check_subspaces};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `check`.
@@ -31,7 +31,7 @@ pub struct InfoArgs {
     db: PathBuf,
 }
 
-fn show_value(v: Option<millbase::value::Value>) -> String {
+fn show_value(v: Option<millbase::Value>) -> String {
     match v {
         None => "unused".into(),
         Some(v) => match v.plies() {
@@ -74,7 +74,7 @@ pub fn check_cmd(rules: &Rules, args: &CheckArgs) -> Result<(), CliError> {
     super::db_folder(&args.db)?;
     super::use_threads(args.threads)?;
     let folder = millbase::TableFolder::new(&args.db, rules);
-    let placing = millbase::index::placing_subspaces(rules);
+    let placing = millbase::placing_subspaces(rules);
     let mut all = moving_subspaces(rules);
     all.extend(&placing);
     let subspaces: Vec<Subspace> = if args.subspaces.is_empty() {
@@ -205,8 +205,8 @@ fn info_folder(folder: &Path, files: &[PathBuf]) -> usize {
         };
         let info = table.info();
         let layout = match info.layout {
-            millbase::table::CodeLayout::Codes => "every slot's code",
-            millbase::table::CodeLayout::DecisiveHalves(_) => "decisive slots' halved depths",
+            millbase::CodeLayout::Codes => "every slot's code",
+            millbase::CodeLayout::DecisiveHalves(_) => "decisive slots' halved depths",
         };
         *formats
             .entry(format!("format {}, {layout}", info.version))

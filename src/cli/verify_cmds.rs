@@ -3,15 +3,15 @@
 use super::CliError;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use millbase::Move;
 use millbase::Rules;
-use millbase::moves::Move;
-use millbase::notation::{Notation, format_move};
-use millbase::query::TableSet;
-use millbase::table::Wdl;
-use millbase::value::Value;
-use millbase::verify::{
+use millbase::TableSet;
+use millbase::Value;
+use millbase::Wdl;
+use millbase::{
     Method, OpeningSearch, SearchOutcome, TablesOutcome, VerifyError, VerifyProgress, verify,
 };
+use millbase::{Notation, format_move};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::mpsc::RecvTimeoutError;

@@ -3,7 +3,7 @@
 use super::SubspaceIndex;
 use rayon::prelude::*;
 
-/// What [`check_subspace`] found.
+/// What [`check_index`] found.
 pub struct IndexCheck {
     /// Slots visited.
     pub slots: u64,
@@ -16,7 +16,7 @@ pub struct IndexCheck {
 /// Visits every slot: the canonical position of a used slot indexes back
 /// to it from all of its symmetric images; an unused slot's position
 /// indexes to a smaller, used slot.
-pub fn check_subspace(idx: &SubspaceIndex<'_>) -> IndexCheck {
+pub fn check_index(idx: &SubspaceIndex<'_>) -> IndexCheck {
     let n_syms = idx.indexer.board.symmetries.len();
     let chunk = 1 << 16;
     let n = idx.slots();

@@ -18,11 +18,8 @@ pub mod check;
 mod subspace;
 mod tables;
 
-pub use subspace::{
-    Subspace, all_subspaces, child_subspaces, moving_exits, moving_subspaces, placing_slots,
-    placing_subspaces,
-};
-pub use tables::{BINOMIAL, binomial};
+pub use subspace::{Subspace, all_subspaces, child_subspaces, moving_subspaces, placing_subspaces};
+pub use tables::binomial;
 
 use crate::geometry::{Board, PointSet};
 use std::sync::{Arc, OnceLock};

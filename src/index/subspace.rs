@@ -1,6 +1,5 @@
 //! Subspace identifiers: stones on the board and in hand of each side.
 
-use super::Indexer;
 use crate::error::ParseError;
 use crate::moves::most_removals;
 use crate::rules::Rules;
@@ -147,28 +146,6 @@ pub fn placing_subspaces(rules: &Rules) -> Vec<Subspace> {
     // placements; within a layer neighbours share children.
     out.sort_by_key(|s| (s.us_hand + s.them_hand, s.us_hand == 0, s.us, s.them));
     out
-}
-
-/// The moving-phase subspaces the placing phase of `rules` ends in.
-pub fn moving_exits(rules: &Rules) -> Vec<Subspace> {
-    let mut out = BTreeSet::new();
-    for s in placing_subspaces(rules) {
-        out.extend(
-            child_subspaces(rules, s)
-                .into_iter()
-                .filter(|c| c.is_moving()),
-        );
-    }
-    out.into_iter().collect()
-}
-
-/// Slots of every placing subspace of `rules`.
-pub fn placing_slots(rules: &Rules) -> u64 {
-    let indexer = Indexer::for_board(rules.board());
-    placing_subspaces(rules)
-        .iter()
-        .map(|s| indexer.subspace(s.us, s.them).slots())
-        .sum()
 }
 
 /// Every subspace of `rules` that has a table: the moving phase's, then

@@ -7,7 +7,7 @@
 
 mod unmoves;
 
-pub use crate::rules::mill_ended;
+use crate::rules::mill_ended;
 pub use unmoves::unmoves;
 
 use crate::geometry::{Board, Point, PointSet};
@@ -108,7 +108,7 @@ pub fn blocked_draws(
 }
 
 /// Whether a position in which the side to move has no legal move is a
-/// draw ([`blocked_draws`]: the last placement filled the board under
+/// draw (`blocked_draws`: the last placement filled the board under
 /// `full-board=draw`) rather than a loss for the side to move.
 pub fn no_moves_draws(pos: &Position, rules: &Rules) -> bool {
     let us = pos.to_move;

@@ -90,7 +90,7 @@ fn is_legal(p: &Position, rules: &Rules) -> bool {
         Position::new(p.stones, p.hand, p.to_move, rules);
     checked.is_ok()
         && p.total(p.to_move) >= 3
-        && !super::mill_ended(rules.board(), rules, p.stones[!p.to_move])
+        && !crate::rules::mill_ended(rules.board(), rules, p.stones[!p.to_move])
 }
 
 /// All subsets of `s` with at most `k` points.

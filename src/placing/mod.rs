@@ -599,8 +599,22 @@ impl Context<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::{moving_exits, moving_subspaces, placing_subspaces};
+    use crate::index::{child_subspaces, moving_subspaces, placing_subspaces};
     use crate::solve::{NoProgress, solve_twins};
+    use std::collections::BTreeSet;
+
+    /// The moving-phase subspaces the placing phase of `rules` ends in.
+    fn moving_exits(rules: &Rules) -> Vec<Subspace> {
+        let mut out = BTreeSet::new();
+        for s in placing_subspaces(rules) {
+            out.extend(
+                child_subspaces(rules, s)
+                    .into_iter()
+                    .filter(|c| c.is_moving()),
+            );
+        }
+        out.into_iter().collect()
+    }
 
     /// The codes of a table, slot by slot.
     fn codes(t: &Table) -> Vec<u16> {

@@ -3,22 +3,12 @@
 //! Open a table folder once with [`TableSet::open`], then probe from as
 //! many threads as you like: tables are opened on first use and
 //! decompressed blocks are kept in a bounded cache shared by all threads.
-//!
-//! ```no_run
-//! use millbase::query::TableSet;
-//! use millbase::{Position, Rules};
-//! let rules = Rules::STANDARD;
-//! let tables = TableSet::open(std::path::Path::new("db"), &rules);
-//! let pos: Position = millbase::notation::parse_position(
-//!     ".WWBW..B/......../.B...... b 0 0", &rules).unwrap().position;
-//! println!("{:?}", tables.probe(&pos));
-//! ```
 
 use crate::index::{Indexer, Subspace};
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::table::{
-    CodeLayout, FieldCode, Halves, TableError, TableFile, TableFolder, Wdl, WdlBlock,
+    CodeLayout, Damage, FieldCode, Halves, TableError, TableFile, TableFolder, Wdl, WdlBlock,
 };
 use crate::value::{Encoding, Value, best_first};
 use std::collections::HashMap;
@@ -125,6 +115,15 @@ impl<B> BlockCache<B> {
 /// one rewritten in place gives errors naming it, never its new values
 /// (see [`TableFile`]). A new `TableSet` reads the replaced tables.
 /// Safe to share between threads.
+///
+/// ```no_run
+/// use millbase::{Position, Rules, TableSet};
+/// let rules = Rules::STANDARD;
+/// let tables = TableSet::open(std::path::Path::new("db"), &rules);
+/// let pos: Position = millbase::parse_position(
+///     ".WWBW..B/......../.B...... b 0 0", &rules).unwrap().position;
+/// println!("{:?}", tables.probe(&pos));
+/// ```
 pub struct TableSet {
     folder: TableFolder,
     rules: Rules,
@@ -316,7 +315,7 @@ impl TableSet {
     fn unused(&self, s: Subspace, slot: u64) -> ProbeError {
         ProbeError::Table(TableError::Corrupt(
             self.folder.path(s),
-            format!("slot {slot} of {s} is marked unused, but a position maps to it"),
+            Damage::UnusedSlot { subspace: s, slot },
         ))
     }
 

@@ -27,7 +27,6 @@
 mod api;
 pub mod catalog;
 
-pub use api::stats_of;
 use api::{batch_handler, game_handler, line_handler, query_handler, rules_handler, stats_handler};
 
 use crate::answer::{Answer, QueryError, QueryTables};

@@ -4,8 +4,9 @@
 //! graph, and the independent checks walk the other one.
 
 use crate::geometry::{Board, Point, PointSet};
-use crate::moves::{mill_ended, removable, removal_sets, removals_earned};
+use crate::moves::{removable, removal_sets, removals_earned};
 use crate::rules::Rules;
+use crate::rules::mill_ended;
 
 /// Where one move leads, seen from the side that made it.
 #[derive(Clone, Copy, Debug)]

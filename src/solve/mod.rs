@@ -949,18 +949,6 @@ pub fn mark_cursed(table: Table, pure: &Table) -> Result<Table, SolveError> {
     Ok(Table::from_codes(s, &codes).with_encoding(encoding))
 }
 
-/// Solves the twin pair `us-them` / `them-us` (one subspace when they are equal) and
-/// returns their tables. Every exit table must be in `exits`.
-pub fn solve_pair(
-    rules: &Rules,
-    us: u8,
-    them: u8,
-    exits: &Exits,
-    progress: &dyn Progress,
-) -> Result<Vec<Table>, SolveError> {
-    solve_twins(rules, Subspace::moving(us, them), exits, progress)
-}
-
 /// Solves the subspace `s` with its twin ([`Subspace::twin`]; one subspace
 /// when they are the same) and returns their tables, `s` first. Moves on
 /// the board that remove nothing stay in the pair; every other move leads

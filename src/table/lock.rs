@@ -37,16 +37,10 @@ impl FolderLock {
             .map_err(io)?;
         if !try_lock(&file).map_err(io)? {
             let holder = std::fs::read_to_string(&path).unwrap_or_default();
-            let holder = holder.trim();
-            let who = if holder.is_empty() {
-                "another build".to_string()
-            } else {
-                format!("another build (pid {holder})")
-            };
-            return Err(TableError::Locked(format!(
-                "{who} is writing {}; wait for it to end, or stop it",
-                db.display()
-            )));
+            return Err(TableError::Locked {
+                folder: db.to_path_buf(),
+                pid: holder.trim().parse().ok(),
+            });
         }
         use std::io::{Seek, Write};
         file.set_len(0).map_err(io)?;

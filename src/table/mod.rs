@@ -11,67 +11,23 @@
 //! damaged later; the reader checks everything it uses and refuses what it
 //! does not understand.
 
+mod error;
 pub mod folder;
 pub mod format;
 pub mod lock;
 pub mod stats;
 
+pub use error::{BlockFault, Damage, Mismatch, TableError};
 pub use folder::TableFolder;
 pub use format::{
-    CodeLayout, DEFAULT_LEVEL, FieldCode, Halves, Section, TableFile, TableInfo, WDL_LEVEL, Wdl,
-    WdlBlock,
+    CodeLayout, DEFAULT_LEVEL, FieldCode, Halves, Section, TableFile, TableInfo, Wdl, WdlBlock,
 };
 pub use stats::{PliesCounts, StatsFile, SubspaceStats};
 
 use crate::index::Subspace;
 use crate::rules::Rules;
 use crate::value::{Encoding, UNUSED, Value};
-use std::fmt;
-use std::path::{Path, PathBuf};
-
-/// What went wrong with a table file.
-#[derive(Debug)]
-pub enum TableError {
-    /// The file is not there.
-    Missing(PathBuf),
-    /// Reading or writing failed.
-    Io(PathBuf, std::io::Error),
-    /// The file is damaged, truncated, or not a table.
-    Corrupt(PathBuf, String),
-    /// The file is a table for other rules or another subspace.
-    Mismatch(PathBuf, String),
-    /// Another process is writing into the database folder.
-    Locked(String),
-    /// The name of a table is taken by something that is not a file (a
-    /// folder, a named pipe, a device), named here.
-    NotAFile(PathBuf, &'static str),
-}
-
-impl fmt::Display for TableError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TableError::Missing(p) => write!(f, "table {} is missing", p.display()),
-            TableError::Io(p, e) => write!(f, "table {}: {e}", p.display()),
-            TableError::Corrupt(p, why) => write!(f, "table {} is corrupt: {why}", p.display()),
-            TableError::Mismatch(p, why) => write!(f, "table {} does not fit: {why}", p.display()),
-            TableError::Locked(why) => f.write_str(why),
-            TableError::NotAFile(p, kind) => write!(
-                f,
-                "table {} is {kind}, not a table file: remove it",
-                p.display()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for TableError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            TableError::Io(_, e) => Some(e),
-            _ => None,
-        }
-    }
-}
+use std::path::Path;
 
 /// Raises this process's limit of open files to its hard limit where the
 /// system allows, and returns the limit now in force (`u64::MAX` where

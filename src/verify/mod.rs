@@ -11,9 +11,7 @@
 pub mod check;
 mod search;
 
-pub use search::{
-    Bounds, OpeningSearch, TranspositionTable, class_key, distinct_first_moves, table_line, wdl_of,
-};
+pub use search::{OpeningSearch, distinct_first_moves, table_line, wdl_of};
 
 use crate::moves::Move;
 use crate::position::Position;

@@ -1,6 +1,8 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code)]
 
+pub mod http;
+
 use millbase::{ByColor, Color, Point, PointSet, Position, Rules};
 
 /// A small deterministic generator (splitmix64), so failures reproduce.
@@ -181,7 +183,7 @@ pub fn walk(rules: &Rules, plies: usize, seed: u64) -> Position {
     let mut pos = Position::start(rules);
     let mut moves = Vec::new();
     for _ in 0..plies {
-        millbase::moves::legal_moves(&pos, rules, &mut moves);
+        millbase::legal_moves(&pos, rules, &mut moves);
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
@@ -278,15 +280,15 @@ pub fn build_tables(
     db: &std::path::Path,
     rules: &Rules,
     subspaces: &[&str],
-) -> millbase::build::BuildReport {
-    let folder = millbase::table::TableFolder::new(db, rules);
-    let options = millbase::build::BuildOptions {
+) -> millbase::BuildReport {
+    let folder = millbase::TableFolder::new(db, rules);
+    let options = millbase::BuildOptions {
         subspaces: subspaces.iter().map(|s| s.parse().unwrap()).collect(),
         placing: subspaces.is_empty(),
         ..Default::default()
     };
-    millbase::build::Build::plan(&folder, &options)
-        .and_then(|b| b.run(&millbase::solve::NoProgress))
+    millbase::Build::plan(&folder, &options)
+        .and_then(|b| b.run(&millbase::NoProgress))
         .unwrap_or_else(|e| panic!("build {}: {e}", rules.short_name()))
 }
 
@@ -313,14 +315,8 @@ pub fn build_db(tag: &str, rules: &str) -> TempDir {
 }
 
 /// Reads a finished table of `rules` under `db`.
-pub fn load_table(
-    db: &std::path::Path,
-    rules: &Rules,
-    s: millbase::index::Subspace,
-) -> millbase::table::Table {
-    millbase::table::TableFolder::new(db, rules)
-        .load(s)
-        .unwrap()
+pub fn load_table(db: &std::path::Path, rules: &Rules, s: millbase::Subspace) -> millbase::Table {
+    millbase::TableFolder::new(db, rules).load(s).unwrap()
 }
 
 /// Runs the millbase binary with `args`.
@@ -368,14 +364,9 @@ pub fn run_ok(args: &[&str]) -> std::process::Output {
 
 /// Rewrites the table of subspace `s` with `codes` (valid checksums: only
 /// a check of the values themselves can notice).
-pub fn rewrite_table(
-    db: &std::path::Path,
-    rules: &Rules,
-    s: millbase::index::Subspace,
-    codes: &[u16],
-) {
-    use millbase::table::{DEFAULT_LEVEL, Table, TableFolder};
-    use millbase::value::Encoding;
+pub fn rewrite_table(db: &std::path::Path, rules: &Rules, s: millbase::Subspace, codes: &[u16]) {
+    use millbase::Encoding;
+    use millbase::{DEFAULT_LEVEL, Table, TableFolder};
     let folder = TableFolder::new(db, rules);
     let encoding = Encoding::of(&folder.table_rules(s), s.is_moving());
     folder

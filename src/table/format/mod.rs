@@ -7,7 +7,7 @@
 //! index and the file length when it opens a table, and each block's
 //! checksum (as the index had it at open) before it decompresses it.
 
-use super::{Table, TableError, code_at};
+use super::{BlockFault, Damage, Mismatch, Table, TableError, code_at};
 use crate::index::Subspace;
 use crate::rules::Rules;
 use crate::value::{DRAW, Encoding, UNUSED, Value};
@@ -117,7 +117,7 @@ pub enum Section {
 }
 
 impl Section {
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Section::Wdl => "win/draw/loss",
             Section::Codes => "value-code",

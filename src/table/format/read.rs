@@ -140,52 +140,49 @@ impl TableFile {
     pub fn open_any(path: &Path) -> Result<TableFile, TableError> {
         let file = open_regular(path)?;
         let io = |e| TableError::Io(path.to_path_buf(), e);
-        let corrupt = |why: String| TableError::Corrupt(path.to_path_buf(), why);
+        let corrupt = |why: Damage| TableError::Corrupt(path.to_path_buf(), why);
         let file_len = file.metadata().map_err(io)?.len();
         // The fixed fields, the rule text and its checksum first; then the
         // index, whose length the header gives.
         let mut b = vec![0u8; file_len.min(56) as usize];
         let read = |b: &mut [u8], at: u64| match read_at(&file, b, at) {
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-                Err(corrupt("the file ended while its header was read".into()))
+                Err(corrupt(Damage::HeaderCut))
             }
             r => r.map_err(io),
         };
         read(&mut b, 0)?;
         if b.len() < 12 || &b[..8] != MAGIC {
-            return Err(corrupt(
-                "not a millbase table (bad magic or too short)".into(),
-            ));
+            return Err(corrupt(Damage::NotATable));
         }
         let u32_at = |b: &[u8], i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
         let u64_at = |b: &[u8], i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
         let version = u32_at(&b, 8);
         if version != FORMAT_VERSION && version != 2 {
-            return Err(corrupt(format!(
-                "format version {version}, this millbase reads versions 2 and {FORMAT_VERSION}"
-            )));
+            return Err(corrupt(Damage::Version(version)));
         }
         let fixed = fixed_len(version);
         if (b.len() as u64) < fixed as u64 || file_len < fixed as u64 + 8 {
-            return Err(corrupt("truncated header".into()));
+            return Err(corrupt(Damage::TruncatedHeader));
         }
         let len = u32_at(&b, fixed - 4) as u64;
         if file_len < fixed as u64 + len + 8 {
-            return Err(corrupt("truncated header".into()));
+            return Err(corrupt(Damage::TruncatedHeader));
         }
         let (fixed, len) = (fixed, len as usize);
         b.resize(fixed + len + 8, 0);
         read(&mut b[fixed..], fixed as u64)?;
         if xxh3_64(&b[..fixed + len]) != u64_at(&b, fixed + len) {
-            return Err(corrupt("header checksum mismatch".into()));
+            return Err(corrupt(Damage::HeaderChecksum));
         }
         let layout = match (version, b[48], b[49]) {
             (2, _, _) | (_, 1, 0) => CodeLayout::Codes,
             (_, 2, w @ (1 | 2)) => CodeLayout::DecisiveHalves(w),
             (_, l, w) => {
-                return Err(corrupt(format!(
-                    "code layout {l} with {w} bytes per value not understood"
-                )));
+                return Err(corrupt(Damage::Layout {
+                    layout: l,
+                    width: w,
+                }));
             }
         };
         let info = TableInfo {
@@ -203,9 +200,10 @@ impl TableFile {
                 (2, n) if (1..=Rules::MAX_NMOVE).contains(&n) => Encoding::NMove(n),
                 (3, 0) => Encoding::Signed,
                 (e, p) => {
-                    return Err(corrupt(format!(
-                        "value encoding {e} with parameter {p} not understood"
-                    )));
+                    return Err(corrupt(Damage::Encoding {
+                        code: e,
+                        parameter: p,
+                    }));
                 }
             },
             block_slots: u32_at(&b, 32),
@@ -215,10 +213,7 @@ impl TableFile {
             layout,
         };
         if info.width != 1 && info.width != 2 {
-            return Err(corrupt(format!(
-                "value width {} not understood",
-                info.width
-            )));
+            return Err(corrupt(Damage::Width(info.width)));
         }
         // Blocks of at most a million slots: a damaged header must not make
         // a reader allocate gigabytes for one block.
@@ -226,32 +221,30 @@ impl TableFile {
             || info.block_slots > MAX_BLOCK_SLOTS
             || info.slots.div_ceil(info.block_slots as u64) != info.blocks as u64
         {
-            return Err(corrupt("block count does not match the slot count".into()));
+            return Err(corrupt(Damage::BlockCount));
         }
         let index_at = (fixed + len + 8) as u64;
         let data_at = index_at + 2 * info.blocks as u64 * ENTRY as u64;
         // Checked against the file's length before the index is allocated.
         if u32_at(&b, 12) as u64 != data_at || file_len < data_at {
-            return Err(corrupt("truncated block index".into()));
+            return Err(corrupt(Damage::TruncatedIndex));
         }
         let mut index = vec![0u8; (data_at - index_at) as usize].into_boxed_slice();
         read(&mut index, index_at)?;
         // The header's file checksum covers the index's block checksums: a
         // damaged index is found here, not at the first probe of a block.
         if index_checksum(&index) != info.file_checksum {
-            return Err(corrupt(
-                "the block index does not match the header's file checksum".into(),
-            ));
+            return Err(corrupt(Damage::IndexChecksum));
         }
         // The blocks run back to back to the end of the file: a shorter or
         // longer file is damaged.
         if let Some(last) = index.rchunks_exact(ENTRY).next().map(entry_of)
             && last.offset.checked_add(last.len as u64) != Some(file_len)
         {
-            return Err(corrupt(format!(
-                "the file is {file_len} bytes, its last block ends at {}",
-                last.offset.saturating_add(last.len as u64)
-            )));
+            return Err(corrupt(Damage::Length {
+                file: file_len,
+                last_block_end: last.offset.saturating_add(last.len as u64),
+            }));
         }
         Ok(TableFile {
             path: path.to_path_buf(),
@@ -272,31 +265,33 @@ impl TableFile {
         slots: u64,
     ) -> Result<TableFile, TableError> {
         let t = TableFile::open_any(path)?;
-        let mismatch = |why: String| TableError::Mismatch(path.to_path_buf(), why);
+        let mismatch = |why: Mismatch| TableError::Mismatch(path.to_path_buf(), why);
         if !rules.takes_tables_of(&t.info.rules) {
-            return Err(mismatch(format!(
-                "built for rules `{}`, not `{}`",
-                t.info.rules,
-                rules.canonical()
-            )));
+            return Err(mismatch(Mismatch::Rules {
+                built: t.info.rules.clone(),
+                wanted: rules.canonical(),
+            }));
         }
         let want = Encoding::of(rules, subspace.is_moving());
         if t.info.encoding != want {
-            return Err(mismatch(format!(
-                "its values are encoded as {:?}, the rules need {want:?}",
-                t.info.encoding
-            )));
+            return Err(mismatch(Mismatch::Encoding {
+                found: t.info.encoding,
+                needed: want,
+            }));
         }
         if t.info.subspace != subspace {
-            return Err(mismatch(format!(
-                "holds subspace {}, not {subspace}",
-                t.info.subspace
-            )));
+            return Err(mismatch(Mismatch::Subspace {
+                found: t.info.subspace,
+                wanted: subspace,
+            }));
         }
         if t.info.slots != slots {
             return Err(TableError::Corrupt(
                 path.to_path_buf(),
-                format!("expected {slots} slots, header says {}", t.info.slots),
+                Damage::SlotCount {
+                    expected: slots,
+                    header: t.info.slots,
+                },
             ));
         }
         Ok(t)
@@ -343,7 +338,7 @@ impl TableFile {
         f: impl FnOnce(&[u8]) -> R,
     ) -> Result<R, TableError> {
         if block >= self.info.blocks {
-            return Err(self.block_error(section, block, "does not exist"));
+            return Err(self.block_error(section, block, BlockFault::Absent));
         }
         let e = self.entry(section, block);
         let end = e.offset.saturating_add(e.len as u64);
@@ -351,7 +346,7 @@ impl TableFile {
         // damaged length must not make a reader allocate the whole file.
         let most = 4 * self.info.block_slots as u64 + 4096;
         if e.offset < self.data_at || end > self.len || e.len as u64 > most {
-            return Err(self.block_error(section, block, "points outside the file"));
+            return Err(self.block_error(section, block, BlockFault::OutsideFile));
         }
         READ_BUFFER.with(|buf| {
             let mut buf = buf.borrow_mut();
@@ -362,35 +357,30 @@ impl TableFile {
             match read_at(&self.file, buf, e.offset) {
                 Ok(()) => {}
                 Err(err) if err.kind() == std::io::ErrorKind::UnexpectedEof => {
-                    return Err(self.block_error(
-                        section,
-                        block,
-                        &format!(
-                            "lies past the end of the file, which was {} bytes when it was \
-                             opened: it was truncated or rewritten since (a table replaced \
-                             while open is read after a restart)",
-                            self.len
-                        ),
-                    ));
+                    return Err(self.block_error(section, block, BlockFault::PastEnd(self.len)));
                 }
                 Err(err) => return Err(TableError::Io(self.path.clone(), err)),
             }
             if xxh3_64(buf) != e.sum {
-                return Err(self.block_error(
-                    section,
-                    block,
-                    "fails its checksum: the file is damaged, or was rewritten after it was \
-                     opened (a table replaced while open is read after a restart)",
-                ));
+                return Err(self.block_error(section, block, BlockFault::Checksum));
             }
             Ok(f(buf))
         })
     }
 
-    pub(super) fn block_error(&self, section: Section, block: u32, why: &str) -> TableError {
+    pub(super) fn block_error(
+        &self,
+        section: Section,
+        block: u32,
+        fault: BlockFault,
+    ) -> TableError {
         TableError::Corrupt(
             self.path.clone(),
-            format!("block {block} of the {} section {why}", section.name()),
+            Damage::Block {
+                section,
+                block,
+                fault,
+            },
         )
     }
 
@@ -435,8 +425,8 @@ impl TableFile {
         })?;
         match n {
             Ok(n) if n == out.len() => Ok(()),
-            Ok(_) => Err(self.block_error(section, block, "has the wrong length")),
-            Err(e) => Err(self.block_error(section, block, &format!("does not decompress: {e}"))),
+            Ok(_) => Err(self.block_error(section, block, BlockFault::WrongLength)),
+            Err(e) => Err(self.block_error(section, block, BlockFault::Decompress(e))),
         }
     }
 
@@ -467,10 +457,10 @@ impl TableFile {
 
     /// Checks and decompresses one block of the code section of layout 2,
     /// which holds the halved depths of `count` decisive slots (see
-    /// [`WdlBlock::field_code`]).
+    /// `WdlBlock::field_code`).
     pub fn halves_block(&self, block: u32, count: usize) -> Result<Halves, TableError> {
         let CodeLayout::DecisiveHalves(width) = self.info.layout else {
-            return Err(self.block_error(Section::Codes, block, "holds codes, not halved depths"));
+            return Err(self.block_error(Section::Codes, block, BlockFault::NotHalves));
         };
         let bytes = self.decompress(Section::Codes, block, count * width as usize)?;
         Ok(Halves { bytes, width })
@@ -501,10 +491,7 @@ impl TableFile {
             .map(|(s, i)| self.with_block_bytes(s, i, |_| self.entry(s, i).sum))
             .collect::<Result<Vec<u64>, TableError>>()?;
         if file_checksum(&sums) != self.info.file_checksum {
-            return Err(TableError::Corrupt(
-                self.path.clone(),
-                "file checksum mismatch".into(),
-            ));
+            return Err(TableError::Corrupt(self.path.clone(), Damage::FileChecksum));
         }
         Ok(())
     }
@@ -527,11 +514,7 @@ impl TableFile {
                         let wdl = self.wdl_block(i)?;
                         let halves = self.halves_block(i, wdl.decisive)?;
                         if !wdl.expand(&halves, width as u8, out) {
-                            return Err(self.block_error(
-                                Section::Codes,
-                                i,
-                                "holds a depth too deep for the header's code width",
-                            ));
+                            return Err(self.block_error(Section::Codes, i, BlockFault::TooDeep));
                         }
                     }
                 }

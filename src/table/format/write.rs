@@ -67,10 +67,10 @@ pub(in crate::table) fn write(
     if encoding != Encoding::of(rules, table.subspace.is_moving()) {
         return Err(TableError::Mismatch(
             path.to_path_buf(),
-            format!(
-                "codes encoded as {encoding:?} written for rules `{}`",
-                rules.canonical()
-            ),
+            Mismatch::Written {
+                encoding,
+                rules: rules.canonical(),
+            },
         ));
     }
     let [p0, p1] = encoding.parameter().to_le_bytes();
@@ -117,10 +117,7 @@ pub(in crate::table) fn write(
         let back = TableFile::open(&tmp, rules, table.subspace, table.len())?;
         back.verify()?;
         if back.decode()?.raw() != raw {
-            return Err(TableError::Corrupt(
-                tmp.clone(),
-                "read back differs from what was written".into(),
-            ));
+            return Err(TableError::Corrupt(tmp.clone(), Damage::ReadBack));
         }
         Ok(())
     })();

@@ -144,11 +144,6 @@ impl TranspositionTable {
             .filter(|s| s.load(Ordering::Relaxed) != 0)
             .count()
     }
-
-    /// Whether no slot is in use.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 #[cfg(test)]
