@@ -15,47 +15,38 @@ use crate::rules::mill_ended;
 use crate::table::TableError;
 use crate::value::Value;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
-
-/// The tables a query reads: the rule set's and, under the N-move rule,
-/// the pure game's (for the pure value, used when they are built).
-pub struct QueryTables {
-    /// The rule set's tables.
-    pub tables: TableSet,
-    /// The pure game's tables, under the N-move rule only.
-    pub pure: Option<TableSet>,
-}
 
 /// Why a query failed.
 #[derive(Debug)]
 pub enum QueryError {
     /// The position or counter text could not be read (or cannot arise).
     Input(ParseError),
-    /// No table of the rule set covers the position (e.g. stones in hand
-    /// that no game from the start reaches).
-    NotCovered(String),
-    /// A table is missing or damaged.
-    Table(TableError),
+    /// The tables could not answer: no table covers the position, or one
+    /// is missing or damaged.
+    Probe(ProbeError),
 }
 
 impl std::fmt::Display for QueryError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             QueryError::Input(e) => write!(f, "{e}"),
-            QueryError::NotCovered(s) => f.write_str(s),
-            QueryError::Table(e) => write!(f, "{e}"),
+            QueryError::Probe(e) => write!(f, "{e}"),
         }
     }
 }
 
-impl std::error::Error for QueryError {}
+impl std::error::Error for QueryError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            QueryError::Input(e) => Some(e),
+            QueryError::Probe(e) => Some(e),
+        }
+    }
+}
 
 impl From<ProbeError> for QueryError {
     fn from(e: ProbeError) -> Self {
-        match e {
-            ProbeError::NotCovered(s) => QueryError::NotCovered(s),
-            ProbeError::Table(t) => QueryError::Table(t),
-        }
+        QueryError::Probe(e)
     }
 }
 
@@ -76,7 +67,7 @@ pub struct Probed {
     /// Why the game is over here, if it is.
     pub over: Option<GameOver>,
     /// The practical ranking of the moves, when asked for
-    /// ([`QueryTables::add_practical`]).
+    /// ([`TableSet::add_practical`]).
     pub practical: Vec<PracticalMove>,
 }
 
@@ -212,29 +203,10 @@ pub struct Answer {
     pub over: Option<String>,
 }
 
-impl QueryTables {
-    /// Opens the tables of `rules` under `db` (and the pure game's under
-    /// the N-move rule); nothing is read yet.
-    pub fn open(db: &Path, rules: &Rules) -> QueryTables {
-        QueryTables::with_cache(db, rules, crate::query::DEFAULT_CACHE_BLOCKS)
-    }
-
-    /// Like [`QueryTables::open`], each table set keeping at most `blocks`
-    /// decompressed blocks.
-    pub fn with_cache(db: &Path, rules: &Rules, blocks: usize) -> QueryTables {
-        QueryTables {
-            tables: TableSet::with_cache(db, rules, blocks),
-            pure: rules
-                .nmove
-                .map(|_| TableSet::with_cache(db, &rules.pure(), blocks)),
-        }
-    }
-
-    /// The rule set.
-    pub fn rules(&self) -> &Rules {
-        self.tables.rules()
-    }
-
+/// Queries that answer as `millbase query` and the HTTP API do: a position
+/// read from text, its moves, the pure value, practical ranks, best lines
+/// and game records.
+impl TableSet {
     /// Reads a position (any form `parse_position` takes) and, if given, a
     /// counter that overrides one in the text, and probes it.
     pub fn probe_text(&self, text: &str, counter: Option<&str>) -> Result<Probed, QueryError> {
@@ -250,17 +222,17 @@ impl QueryTables {
     /// Probes a position already read.
     pub fn probe_input(&self, input: PositionInput) -> Result<Probed, QueryError> {
         let counter = input.counter.unwrap_or(0);
-        let value = self.tables.probe_at(&input.position, counter)?;
+        let value = self.probe_at(&input.position, counter)?;
         let over = GameOver::of(&input.position, self.rules(), counter);
         let moves = match over {
             // The counter reached N: the game is drawn, whatever moves the
             // board still allows.
             Some(GameOver::NMove) => Vec::new(),
-            _ => self.tables.probe_moves_at(&input.position, counter)?,
+            _ => self.probe_moves_at(&input.position, counter)?,
         };
         // The pure tables are optional (not built is not an error), but a
         // damaged one is.
-        let pure = match self.pure.as_ref().map(|t| t.probe(&input.position)) {
+        let pure = match self.pure().map(|t| t.probe(&input.position)) {
             Some(Ok(v)) => Some(v),
             None | Some(Err(ProbeError::Table(TableError::Missing(_)))) => None,
             Some(Err(e)) => return Err(e.into()),
@@ -279,7 +251,7 @@ impl QueryTables {
     /// Ranks the moves of a probed position for practical play
     /// ([`practical_moves`](crate::practical_moves)).
     pub fn add_practical(&self, probed: &mut Probed) -> Result<(), QueryError> {
-        probed.practical = practical_moves(&self.tables, &probed.input.position, probed.counter)?;
+        probed.practical = practical_moves(self, &probed.input.position, probed.counter)?;
         Ok(())
     }
 
@@ -372,7 +344,7 @@ pub struct GameAnswer {
     pub played: Vec<MoveAnswer>,
 }
 
-impl QueryTables {
+impl TableSet {
     /// Probes a game: the position `start` (any form [`parse_position`]
     /// takes), then each move of `moves` (a move list, move numbers
     /// allowed) played from it in turn.

@@ -13,9 +13,9 @@
 //!   hash that maps each position to its table slot;
 //! - [`Build`]: the whole build of a rule set into a [`TableFolder`],
 //!   resumable, reporting through a [`Progress`];
-//! - [`TableSet`] (values of positions and moves from the tables) and
-//!   [`QueryTables`] (the same with game records, counters and the answers
-//!   as JSON, as `millbase query` and the server give them);
+//! - [`TableSet`]: the one handle that reads a table folder: values of
+//!   positions and moves, at an N-move counter, game records and the
+//!   answers as JSON that `millbase query` and the server give;
 //! - [`practical_moves`], [`AlphaBeta`] and [`play_match`]: choosing moves
 //!   and playing matches;
 //! - [`verify`] (the value of the start by two methods) and
@@ -83,7 +83,7 @@ mod verify;
 // The public API, one path per item, grouped by layer.
 pub use answer::{
     Answer, GameAnswer, GameOver, MoveAnswer, PracticalAnswer, Probed, PureAnswer, QueryError,
-    QueryTables, RuleAnswer,
+    RuleAnswer,
 };
 pub use build::{Build, BuildError, BuildOptions, BuildReport, PhaseReport};
 pub use error::ParseError;
@@ -94,7 +94,7 @@ pub use index::{
 };
 pub use machine::{MachineFigure, measure as measure_machine};
 pub use moves::{Move, legal_moves, no_moves_draws, perft, perft_divide, unmoves};
-pub use notation::{Notation, PositionInput, format_move, parse_position};
+pub use notation::{Notation, PositionInput, format_move, parse_position, play_moves_from};
 pub use play::alphabeta::AlphaBeta;
 pub use play::game_match::{Ending, GameResult, MatchOptions, MatchResult, play_match};
 pub use play::practical::{PracticalMove, practical_moves};

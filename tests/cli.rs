@@ -390,6 +390,50 @@ fn a_batch_line_that_is_not_utf8_fails_alone() {
     assert!(stderr(&o).contains("line 3"), "{}", stderr(&o));
 }
 
+/// A program that writes one position and waits for its answer before
+/// writing the next (a game loop driving an engine over a pipe) gets each
+/// answer while standard input is still open. The reader fails the test
+/// when an answer has not come after a minute: a hang detector, not a speed
+/// figure (an answer takes milliseconds).
+#[test]
+fn a_batch_over_a_pipe_answers_each_line_as_it_comes() {
+    use std::io::{BufRead, Write};
+    let db = common::build_db("cli-pipe", "three");
+    let d = db.to_str().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_millbase"))
+        .args(["query", "--rules", "three", "--db", d, "--json", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (send, answers) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            if send.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    // Play a game: each position is the previous answer's best move's.
+    let mut position = "start".to_string();
+    for ply in 0..6 {
+        writeln!(stdin, "{position}").unwrap();
+        stdin.flush().unwrap();
+        let answer = answers
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("ply {ply}: no answer while the pipe stays open"));
+        let v: serde_json::Value = serde_json::from_str(&answer).unwrap();
+        let Some(best) = v["moves"].as_array().and_then(|m| m.first()) else {
+            break;
+        };
+        position = best["after"].as_str().unwrap().to_string();
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
 /// Names of tables taken by things that are not files, and a `--db` that
 /// is a file: a clear message at once (a FIFO made `query` and `info`
 /// wait forever; a folder said "No such device").

@@ -383,7 +383,7 @@ fn a_move_that_completes_a_line_resets_the_counter_without_a_removal() {
     let spec = "three,nmove=10";
     let db = common::shared_db(spec);
     let rules: Rules = spec.parse().unwrap();
-    let tables = millbase::QueryTables::open(db, &rules);
+    let tables = millbase::TableSet::open(db, &rules);
     // White slides c2-c1 and completes a1-b1-c1; the other moves do not.
     let probed = tables.probe_text("BB.W.WW./B w 0 0", Some("3")).unwrap();
     let answer = probed.to_answer(&rules);

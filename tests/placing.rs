@@ -340,7 +340,8 @@ fn positions_no_game_reaches_get_a_clear_error() {
         to_move: Color::White,
     };
     match tables.probe(&pos) {
-        Err(ProbeError::NotCovered(why)) => {
+        Err(e @ ProbeError::NotCovered { .. }) => {
+            let why = e.to_string();
             assert!(why.contains("no game from the start"), "{why}")
         }
         other => panic!("{other:?}"),

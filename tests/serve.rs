@@ -5,7 +5,7 @@ use crate::common;
 use crate::common::http;
 
 use http::{enc, get, post, request};
-use millbase::QueryTables;
+use millbase::TableSet;
 use millbase::{Limits, RunningServer, ServeOptions, spawn};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
@@ -479,7 +479,7 @@ fn pages_are_served() {
 #[test]
 fn sixty_four_concurrent_requests() {
     let rules: millbase::Rules = GAME.parse().unwrap();
-    let tables = QueryTables::open(db(), &rules);
+    let tables = TableSet::open(db(), &rules);
     let positions: Vec<String> = (0..64)
         .map(|i| common::walk(&rules, (i % 9) + 1, 1000 + i as u64).board_string(&rules))
         .collect();

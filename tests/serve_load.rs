@@ -269,7 +269,7 @@ fn a_table_rewritten_in_place_while_serving_gives_right_values_or_errors() {
     assert_ne!(sound, foreign);
 
     let rules: millbase::Rules = ours.parse().unwrap();
-    let reference = millbase::QueryTables::open(&pristine, &rules);
+    let reference = millbase::TableSet::open(&pristine, &rules);
     // A tiny block cache: nearly every probe reads the file.
     let options = ServeOptions {
         cache_blocks: 2,

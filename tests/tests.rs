@@ -14,6 +14,7 @@ mod nmove;
 mod perft;
 mod placing;
 mod play;
+mod python;
 mod serve;
 mod serve_load;
 mod solver;

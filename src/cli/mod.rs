@@ -108,24 +108,17 @@ impl CliError {
     /// missing or damaged table exit 1.
     pub fn probe(e: millbase::ProbeError, rules: &Rules) -> CliError {
         match e {
-            millbase::ProbeError::NotCovered(s) => CliError::input(s),
             millbase::ProbeError::Table(t) => CliError::table(&t, rules),
+            e => CliError::input(e),
         }
     }
 
     /// A missing or damaged table: exit status 1, with the command that
     /// makes (or remakes) it.
     pub fn table(e: &millbase::TableError, rules: &Rules) -> CliError {
-        let verb = match e {
-            millbase::TableError::Missing(_) => "make",
-            _ => "rebuild",
-        };
         CliError {
             code: 1,
-            message: format!(
-                "{e} ({verb} it with `millbase build --rules {}`)",
-                rules.short_name()
-            ),
+            message: e.with_remedy(rules),
         }
     }
 

@@ -6,7 +6,7 @@ use millbase::Rules;
 use millbase::Value;
 use millbase::format_move;
 use millbase::render_position;
-use millbase::{Probed, QueryError, QueryTables};
+use millbase::{Probed, QueryError, TableSet};
 use rayon::prelude::*;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -48,14 +48,13 @@ fn describe(v: Value) -> String {
 fn query_error(e: QueryError, rules: &Rules) -> CliError {
     match e {
         QueryError::Input(e) => CliError::input(e),
-        QueryError::NotCovered(s) => CliError::input(s),
-        QueryError::Table(t) => CliError::table(&t, rules),
+        QueryError::Probe(e) => CliError::probe(e, rules),
     }
 }
 
 /// Probes one position given as text.
 fn probe(
-    tables: &QueryTables,
+    tables: &TableSet,
     rules: &Rules,
     text: &str,
     counter: Option<&str>,
@@ -65,35 +64,63 @@ fn probe(
         .map_err(|e| query_error(e, rules))
 }
 
-/// Lines of standard input answered together (in parallel, output in
+/// Most lines of standard input answered together (in parallel, output in
 /// input order).
 const BATCH_LINES: usize = 8192;
 
+/// A line of standard input: its text, or (not UTF-8) its lossy text.
+type InputLine = Result<String, String>;
+
+/// Reads standard input on a thread of its own, line by line, into a
+/// channel: the answering loop then takes whatever lines have arrived, so
+/// a file or a fast pipe is answered in large parallel batches while a
+/// program that writes one line and waits for its answer gets it at once.
+fn stdin_lines() -> std::sync::mpsc::Receiver<std::io::Result<InputLine>> {
+    let (send, receive) = std::sync::mpsc::sync_channel(2 * BATCH_LINES);
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        for line in stdin.lock().split(b'\n') {
+            // Lines as bytes: one that is not UTF-8 fails alone, like any
+            // bad line.
+            let line = line.map(|mut bytes| {
+                if bytes.last() == Some(&b'\r') {
+                    bytes.pop();
+                }
+                String::from_utf8(bytes)
+                    .map_err(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+            });
+            let failed = line.is_err();
+            if send.send(line).is_err() || failed {
+                break;
+            }
+        }
+    });
+    receive
+}
+
 /// `millbase query --json -`: one position per line in, one JSON object per
 /// line out; a line that fails gives `{"input": ..., "error": ...}` and the
-/// exit status of the worst failure.
-fn batch(tables: &QueryTables, rules: &Rules) -> Result<(), CliError> {
-    let stdin = std::io::stdin();
-    // Lines as bytes: one that is not UTF-8 fails alone, like any bad line.
-    let mut lines = stdin.lock().split(b'\n').map(|line| {
-        line.map(|mut bytes| {
-            if bytes.last() == Some(&b'\r') {
-                bytes.pop();
-            }
-            String::from_utf8(bytes).map_err(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-        })
-    });
+/// exit status of the worst failure. Each batch is written and flushed as
+/// soon as it is answered.
+fn batch(tables: &TableSet, rules: &Rules) -> Result<(), CliError> {
+    let lines = stdin_lines();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut worst: Option<CliError> = None;
     let mut first_line = 1;
-    loop {
-        let chunk = lines
-            .by_ref()
-            .take(BATCH_LINES)
-            .collect::<Result<Vec<Result<String, String>>, _>>()
-            .map_err(|e| CliError::input(format!("reading standard input: {e}")))?;
-        if chunk.is_empty() {
-            break;
+    let read_error = |e: std::io::Error| CliError::input(format!("reading standard input: {e}"));
+    let write_error = |e: std::io::Error| CliError {
+        code: 1,
+        message: format!("writing standard output: {e}"),
+    };
+    // Blocks for the first line of a batch, then takes the lines already
+    // read; ends when standard input does.
+    while let Ok(first) = lines.recv() {
+        let mut chunk: Vec<InputLine> = vec![first.map_err(read_error)?];
+        while chunk.len() < BATCH_LINES {
+            match lines.try_recv() {
+                Ok(line) => chunk.push(line.map_err(read_error)?),
+                Err(_) => break,
+            }
         }
         let answers: Vec<Option<Result<String, CliError>>> = chunk
             .par_iter()
@@ -123,24 +150,18 @@ fn batch(tables: &QueryTables, rules: &Rules) -> Result<(), CliError> {
                     serde_json::json!({"input": line, "error": e.message}).to_string()
                 }
             };
-            writeln!(out, "{text}").map_err(|e| CliError {
-                code: 1,
-                message: format!("writing standard output: {e}"),
-            })?;
+            writeln!(out, "{text}").map_err(write_error)?;
         }
+        out.flush().map_err(write_error)?;
         first_line += chunk.len();
     }
-    out.flush().map_err(|e| CliError {
-        code: 1,
-        message: format!("writing standard output: {e}"),
-    })?;
     worst.map_or(Ok(()), Err)
 }
 
 /// `millbase query`.
 pub fn query(rules: &Rules, args: &QueryArgs) -> Result<(), CliError> {
     super::db_folder(&args.db)?;
-    let tables = QueryTables::open(&args.db, rules);
+    let tables = TableSet::open(&args.db, rules);
     if args.position == "-" {
         if !args.json {
             return Err(CliError::input(

@@ -145,8 +145,7 @@ impl Player {
         pos: &Position,
         counter: u16,
     ) -> Result<Option<Move>, ProbeError> {
-        let need =
-            || tables.ok_or_else(|| ProbeError::NotCovered("this player needs the tables".into()));
+        let need = || tables.ok_or(ProbeError::NoTables);
         Ok(match self.kind {
             PlayerKind::Perfect => {
                 let moves = need()?.probe_moves_at(pos, counter)?;

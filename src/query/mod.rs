@@ -139,13 +139,26 @@ pub struct TableSet {
     /// The placing-phase subspaces a game from the start reaches, with
     /// their table numbers.
     placing: FastMap<Subspace, usize>,
+    /// The pure game's tables, under the N-move rule only.
+    pure: Option<Box<TableSet>>,
 }
 
 /// Why a probe failed.
 #[derive(Debug)]
 pub enum ProbeError {
-    /// The position is not covered by any table of the rule set.
-    NotCovered(String),
+    /// No table of the rule set covers the position: no game from the
+    /// start reaches its stone counts (side to move first).
+    NotCovered {
+        /// The rule set's short name.
+        rules: String,
+        /// The position's subspace.
+        subspace: Subspace,
+    },
+    /// A player that reads the tables was given none.
+    NoTables,
+    /// `verify`'s repetition search followed a path of this many plies
+    /// without a repetition, more than it follows.
+    SearchTooDeep(u32),
     /// A table is missing or damaged.
     Table(TableError),
 }
@@ -153,13 +166,30 @@ pub enum ProbeError {
 impl std::fmt::Display for ProbeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ProbeError::NotCovered(s) => f.write_str(s),
+            ProbeError::NotCovered { rules, subspace: s } => write!(
+                f,
+                "no game from the start under rules {rules} reaches a position with {} and {} \
+                 stones on the board and {} and {} in hand (side to move first)",
+                s.us, s.them, s.us_hand, s.them_hand
+            ),
+            ProbeError::NoTables => f.write_str("this player needs the tables"),
+            ProbeError::SearchTooDeep(plies) => write!(
+                f,
+                "the search's path passed {plies} plies without a repetition, more than it follows"
+            ),
             ProbeError::Table(e) => write!(f, "{e}"),
         }
     }
 }
 
-impl std::error::Error for ProbeError {}
+impl std::error::Error for ProbeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ProbeError::Table(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<TableError> for ProbeError {
     fn from(e: TableError) -> Self {
@@ -182,7 +212,8 @@ enum Lookup {
 }
 
 impl TableSet {
-    /// Opens the tables of `rules` under `db` (nothing is read yet).
+    /// Opens the tables of `rules` under `db`, and under the N-move rule the
+    /// pure game's beside them (nothing is read yet).
     pub fn open(db: &Path, rules: &Rules) -> TableSet {
         TableSet::with_cache(db, rules, DEFAULT_CACHE_BLOCKS)
     }
@@ -205,7 +236,17 @@ impl TableSet {
             wdl_cache: BlockCache::new(blocks),
             code_cache: BlockCache::new(blocks),
             placing,
+            pure: rules
+                .nmove
+                .map(|_| Box::new(TableSet::with_cache(db, &rules.pure(), blocks))),
         }
+    }
+
+    /// Under the N-move rule, the pure game's tables (same folder, same
+    /// cache size), which give a position's value without the rule when
+    /// they are built; `None` without the rule.
+    pub fn pure(&self) -> Option<&TableSet> {
+        self.pure.as_deref()
     }
 
     /// The rule set.
@@ -251,16 +292,10 @@ impl TableSet {
             them_hand: pos.hand[!pos.to_move],
         };
         let Some(number) = self.number(s) else {
-            let why = format!(
-                "no game from the start under rules {} reaches a position with {} and {} \
-                 stones on the board and {} and {} in hand (side to move first)",
-                self.rules.short_name(),
-                s.us,
-                s.them,
-                s.us_hand,
-                s.them_hand
-            );
-            return Err(ProbeError::NotCovered(why));
+            return Err(ProbeError::NotCovered {
+                rules: self.rules.short_name(),
+                subspace: s,
+            });
         };
         Ok(Lookup::Slot(
             s,

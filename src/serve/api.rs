@@ -267,7 +267,8 @@ pub(super) async fn stats_handler(
                 return Ok(a);
             }
             let a = Arc::new(
-                stats_of(&db, &rules).map_err(|e| ApiError::query(QueryError::Table(e), &db))?,
+                stats_of(&db, &rules)
+                    .map_err(|e| ApiError::query(QueryError::Probe(ProbeError::Table(e)), &db))?,
             );
             state
                 .stats

@@ -21,7 +21,7 @@
 //! set without tables here, a table not built, an unknown path; 413 a body,
 //! batch or position over its limit; 500 a damaged table; 503 a request
 //! over its time limit. Probes run on the blocking pool, never on the
-//! async threads; one [`QueryTables`] per rule set is opened once and
+//! async threads; one [`TableSet`] per rule set is opened once and
 //! shared.
 
 mod api;
@@ -29,7 +29,8 @@ pub mod catalog;
 
 use api::{batch_handler, game_handler, line_handler, query_handler, rules_handler, stats_handler};
 
-use crate::answer::{Answer, QueryError, QueryTables};
+use crate::answer::{Answer, QueryError};
+use crate::query::{ProbeError, TableSet};
 use crate::rules::Rules;
 use crate::table::{PliesCounts, SubspaceStats, TableError, TableFolder};
 use axum::Router;
@@ -141,7 +142,7 @@ pub struct StatsRow {
 struct AppState {
     options: ServeOptions,
     catalog: Catalog,
-    tables: Mutex<HashMap<String, Arc<QueryTables>>>,
+    tables: Mutex<HashMap<String, Arc<TableSet>>>,
     stats: Mutex<HashMap<String, Arc<StatsAnswer>>>,
     /// Held while statistics are computed: one computation at a time, so
     /// that requests for several rule sets cannot pile up table decodes.
@@ -194,11 +195,13 @@ impl ApiError {
     fn query_with_path(e: QueryError) -> ApiError {
         match e {
             QueryError::Input(e) => ApiError::bad(e.to_string()),
-            QueryError::NotCovered(s) => ApiError::bad(s),
-            QueryError::Table(t @ TableError::Missing(_)) => {
+            QueryError::Probe(ProbeError::Table(t @ TableError::Missing(_))) => {
                 ApiError::new(StatusCode::NOT_FOUND, format!("table not built: {t}"))
             }
-            QueryError::Table(t) => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, t.to_string()),
+            QueryError::Probe(ProbeError::Table(t)) => {
+                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, t.to_string())
+            }
+            QueryError::Probe(e) => ApiError::bad(e.to_string()),
         }
     }
 }
@@ -405,7 +408,7 @@ impl AppState {
 
     /// The rule set named by `rules=` (default `standard`) and its shared
     /// tables, opened on first use.
-    fn tables(&self, p: &HashMap<String, String>) -> Result<Arc<QueryTables>, ApiError> {
+    fn tables(&self, p: &HashMap<String, String>) -> Result<Arc<TableSet>, ApiError> {
         let spec = p.get("rules").map(String::as_str).unwrap_or("standard");
         if spec.len() > 256 {
             return Err(ApiError::new(
@@ -434,7 +437,7 @@ impl AppState {
                 ),
             ));
         }
-        let t = Arc::new(QueryTables::with_cache(
+        let t = Arc::new(TableSet::with_cache(
             &self.options.db,
             &rules,
             self.options.cache_blocks,
@@ -453,7 +456,7 @@ impl AppState {
     fn tables_and_position(
         &self,
         p: &HashMap<String, String>,
-    ) -> Result<(Arc<QueryTables>, String), ApiError> {
+    ) -> Result<(Arc<TableSet>, String), ApiError> {
         Ok((self.tables(p)?, self.position(p)?.to_string()))
     }
 

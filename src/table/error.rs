@@ -159,6 +159,21 @@ pub enum Mismatch {
     },
 }
 
+impl TableError {
+    /// This error with the command that makes the table (missing) or
+    /// remakes it (damaged, of other rules), for people to act on.
+    pub fn with_remedy(&self, rules: &crate::rules::Rules) -> String {
+        let verb = match self {
+            TableError::Missing(_) => "make",
+            _ => "rebuild",
+        };
+        format!(
+            "{self} ({verb} it with `millbase build --rules {}`)",
+            rules.short_name()
+        )
+    }
+}
+
 impl fmt::Display for TableError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

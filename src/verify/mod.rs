@@ -116,7 +116,14 @@ impl fmt::Display for VerifyError {
     }
 }
 
-impl std::error::Error for VerifyError {}
+impl std::error::Error for VerifyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            VerifyError::Probe(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<ProbeError> for VerifyError {
     fn from(e: ProbeError) -> Self {

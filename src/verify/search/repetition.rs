@@ -171,9 +171,7 @@ impl OpeningSearch<'_> {
             return Ok((v, low));
         }
         if depth >= MAX_PATH {
-            return Err(ProbeError::NotCovered(format!(
-                "the search's path passed {MAX_PATH} plies without a repetition, more than it follows"
-            )));
+            return Err(ProbeError::SearchTooDeep(MAX_PATH));
         }
         self.longest_path.fetch_max(depth, Ordering::Relaxed);
         let mut moves = Vec::with_capacity(32);

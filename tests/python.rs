@@ -1,0 +1,63 @@
+//! The Python bindings (`python/`, `pyproject.toml`): installs the package
+//! into a folder of `target/` with pip (PyO3 through maturin, without
+//! touching the Python environment) and runs the pytest tests of
+//! `tests/python/` against this build's `millbase` binary. Without Python,
+//! maturin or pytest it says "skipped" unless `MILLBASE_REQUIRE_PYTHON` is
+//! set (`.ci/run` sets it and installs them).
+
+use std::path::Path;
+use std::process::Command;
+
+/// Whether `python3 -c "import MODULE"` works.
+fn has_module(module: &str) -> bool {
+    Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn the_python_package_passes_its_tests() {
+    let missing: Vec<&str> = ["maturin", "pytest"]
+        .into_iter()
+        .filter(|m| !has_module(m))
+        .collect();
+    if !missing.is_empty() {
+        assert!(
+            std::env::var_os("MILLBASE_REQUIRE_PYTHON").is_none(),
+            "python3 with {missing:?} is required (pip install maturin pytest)"
+        );
+        eprintln!("skipped: python3 with {missing:?} not found");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let site = root.join("target").join("python-site");
+    let _ = std::fs::remove_dir_all(&site);
+    let install = Command::new("python3")
+        .args(["-m", "pip", "install", "--quiet", "--no-deps"])
+        .args(["--no-build-isolation", "--target"])
+        .arg(&site)
+        .arg(root)
+        .output()
+        .unwrap();
+    assert!(
+        install.status.success(),
+        "pip install failed:\n{}\n{}",
+        String::from_utf8_lossy(&install.stdout),
+        String::from_utf8_lossy(&install.stderr)
+    );
+    let pytest = Command::new("python3")
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg(root.join("tests").join("python"))
+        .env("PYTHONPATH", &site)
+        .env("MILLBASE_BIN", env!("CARGO_BIN_EXE_millbase"))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&pytest.stdout);
+    println!("{out}");
+    assert!(
+        pytest.status.success(),
+        "pytest failed:\n{out}\n{}",
+        String::from_utf8_lossy(&pytest.stderr)
+    );
+}
