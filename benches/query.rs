@@ -3,18 +3,69 @@
 //!
 //! `MILLBASE_DB=/path/to/db cargo bench --bench query` (default `db`),
 //! `MILLBASE_RULES` (default `standard`). Needs the moving-phase tables.
+//!
+//! With `MILLBASE_CODES=FILE` (position codes, `Position::code`, as
+//! little-endian `u64`s; `tools/bench_python.py` writes one) it measures
+//! instead what the Python bindings are compared with: the positions
+//! probed on every core, a second time with their blocks cached, and one
+//! cached probe after another.
 
 use millbase::Position;
 use millbase::TableSet;
+use rayon::prelude::*;
 
 mod common;
 use common::{Rng, percentile, random_position};
 use std::time::Instant;
 
+/// The Rust side of `tools/bench_python.py`: the same positions probed
+/// as `Tables.probe_many` and `Tables.probe` probe them.
+fn codes_bench(db: &std::path::Path, rules: &millbase::Rules, file: &str) {
+    let bytes = std::fs::read(file).expect("MILLBASE_CODES: a file of u64 codes");
+    let positions: Vec<Position> = bytes
+        .chunks_exact(8)
+        .map(|c| {
+            Position::from_code(u64::from_le_bytes(c.try_into().unwrap()), rules)
+                .expect("a position code of these rules")
+        })
+        .collect();
+    let tables = TableSet::open(db, rules);
+    let all = |tables: &TableSet| {
+        let t = Instant::now();
+        let n = positions
+            .par_iter()
+            .map(|p| tables.probe_at(p, 0).expect("probe").value)
+            .filter(|v| *v == millbase::Value::Draw)
+            .count();
+        std::hint::black_box(n);
+        positions.len() as f64 / t.elapsed().as_secs_f64()
+    };
+    let first = all(&tables);
+    let cached = all(&tables);
+    println!(
+        "probe of {} positions on every core: {first:.0} probes/s, cached {cached:.0} probes/s",
+        positions.len()
+    );
+    let one = &positions[0];
+    let rounds = 200_000;
+    let t = Instant::now();
+    for _ in 0..rounds {
+        std::hint::black_box(tables.probe_at(one, 0).expect("probe"));
+    }
+    println!(
+        "one cached probe: {:.3} us",
+        t.elapsed().as_secs_f64() * 1e6 / rounds as f64
+    );
+}
+
 fn main() {
     let Some((db, _, rules, subs)) = common::tables_from_env() else {
         return;
     };
+    if let Ok(file) = std::env::var("MILLBASE_CODES") {
+        codes_bench(&db, &rules, &file);
+        return;
+    }
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let pick = |rng: &mut Rng| {
         let s = subs[(rng.next() % subs.len() as u64) as usize];

@@ -47,6 +47,9 @@ pub enum BuildError {
     },
     /// A folder or the stats file could not be written.
     Io(PathBuf, std::io::Error),
+    /// The [`Progress`] asked the build to stop; the tables finished so
+    /// far are kept, and the same build resumes after them.
+    Stopped,
 }
 
 impl fmt::Display for BuildError {
@@ -61,6 +64,9 @@ impl fmt::Display for BuildError {
                  check the tables it reads with `millbase check --rules {rules}`"
             ),
             BuildError::Io(p, e) => write!(f, "{}: {e}", p.display()),
+            BuildError::Stopped => {
+                f.write_str("stopped before the next step; run the same build again to resume")
+            }
         }
     }
 }
@@ -71,7 +77,7 @@ impl std::error::Error for BuildError {
             BuildError::Table(e) => Some(e),
             BuildError::Solve(e) => Some(e),
             BuildError::Io(_, e) => Some(e),
-            BuildError::Request(_) | BuildError::UnusedChild { .. } => None,
+            BuildError::Request(_) | BuildError::UnusedChild { .. } | BuildError::Stopped => None,
         }
     }
 }
@@ -480,6 +486,9 @@ impl Build {
                     done.skipped += units;
                     progress.step_skipped(&name, slots);
                     continue;
+                }
+                if progress.stop_requested() {
+                    return Err(BuildError::Stopped.into());
                 }
                 for &s in &step.exits {
                     if !exits.has(s) {

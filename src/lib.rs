@@ -115,7 +115,7 @@ pub use table::{
     raise_open_file_limit,
 };
 pub use value::{Encoding, UNUSED, Value, best_first};
-pub use verify::check::{BadSlot, SubspaceCheck, check_subspaces};
+pub use verify::check::{BadSlot, SubspaceCheck, built_subspaces, check_subspaces};
 pub use verify::{
     Method, OpeningSearch, Quiet, SearchOutcome, TablesOutcome, Verification, VerifyError,
     VerifyProgress, verify, wdl_of,

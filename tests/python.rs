@@ -18,14 +18,14 @@ fn has_module(module: &str) -> bool {
 
 #[test]
 fn the_python_package_passes_its_tests() {
-    let missing: Vec<&str> = ["maturin", "pytest"]
+    let missing: Vec<&str> = ["maturin", "pytest", "numpy"]
         .into_iter()
         .filter(|m| !has_module(m))
         .collect();
     if !missing.is_empty() {
         assert!(
             std::env::var_os("MILLBASE_REQUIRE_PYTHON").is_none(),
-            "python3 with {missing:?} is required (pip install maturin pytest)"
+            "python3 with {missing:?} is required (pip install maturin pytest numpy)"
         );
         eprintln!("skipped: python3 with {missing:?} not found");
         return;

@@ -3,7 +3,8 @@ millbase's tables.
 
     >>> import millbase
     >>> rules = millbase.Rules("three")
-    >>> tables = millbase.open_tables("db", rules)      # built by `millbase build --rules three`
+    >>> report = millbase.build(rules, "db")     # as `millbase build --rules three`
+    >>> tables = millbase.open_tables("db", rules)
     >>> tables.probe(millbase.Position.start(rules))
     Value('win', 9)
 
@@ -11,6 +12,7 @@ See docs/PYTHON.md.
 """
 
 from ._millbase import (
+    CheckResult,
     Move,
     Position,
     PracticalMove,
@@ -18,11 +20,16 @@ from ._millbase import (
     TableError,
     Tables,
     Value,
+    VerifyResult,
     __version__,
+    build,
+    check,
     open_tables,
+    verify,
 )
 
 __all__ = [
+    "CheckResult",
     "Move",
     "Position",
     "PracticalMove",
@@ -30,6 +37,10 @@ __all__ = [
     "TableError",
     "Tables",
     "Value",
+    "VerifyResult",
     "__version__",
+    "build",
+    "check",
     "open_tables",
+    "verify",
 ]

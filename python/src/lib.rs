@@ -2,18 +2,26 @@
 //! positions and moves, and the tables' values. A thin layer: every answer
 //! comes from the Rust library, and probes run without the GIL.
 
+use indicatif::{ProgressBar, ProgressStyle};
 use millbase::{
-    Color, GameOver, Move, Notation, PositionInput, ProbeError, TableSet, Value, format_move,
-    legal_moves, parse_position, play_moves_from, practical_moves,
+    Build, BuildError, BuildOptions, Color, GameOver, Method, Move, Notation, PositionInput,
+    ProbeError, Progress, SubspaceStats, TableFolder, TableSet, Value, Wdl, built_subspaces,
+    check_subspaces, format_move, legal_moves, parse_position, play_moves_from, practical_moves,
+    verify as verify_tables,
 };
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
+use rayon::prelude::*;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 create_exception!(
     millbase,
@@ -129,6 +137,18 @@ impl PyPosition {
         }
     }
 
+    /// The position of a code, checked against `rules`.
+    fn of_code(code: u64, rules: millbase::Rules) -> PyResult<PyPosition> {
+        let pos = millbase::Position::from_code(code, &rules)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(PyPosition {
+            pos,
+            rules,
+            counter: 0,
+            notation: Notation::Coords,
+        })
+    }
+
     fn moves(&self) -> Vec<Move> {
         let mut out = Vec::new();
         legal_moves(&self.pos, &self.rules, &mut out);
@@ -160,6 +180,21 @@ impl PyPosition {
     #[staticmethod]
     fn start(rules: &Bound<'_, PyAny>) -> PyResult<PyPosition> {
         PyPosition::parse("start", rules)
+    }
+
+    /// The position as one integer, for arrays: White's points in bits
+    /// 0-23 and Black's in bits 24-47 (bit `n - 1` for point number `n`),
+    /// White's stones in hand in bits 48-51, Black's in 52-55, and bit 56
+    /// set when Black is to move. The N-move counter is not in it.
+    #[getter(code)]
+    fn code_py(&self) -> u64 {
+        self.pos.code()
+    }
+
+    /// The position of a `code` under `rules` (counter 0).
+    #[staticmethod]
+    fn from_code(code: u64, rules: &Bound<'_, PyAny>) -> PyResult<PyPosition> {
+        PyPosition::of_code(code, rules_of(rules)?)
     }
 
     /// The rules the position is played under.
@@ -371,6 +406,9 @@ impl PyPracticalMove {
     }
 }
 
+/// `probe_many`'s answer: win/draw/loss and plies, one element a position.
+type WdlAndPlies<'py> = (Bound<'py, PyArray1<i8>>, Bound<'py, PyArray1<i32>>);
+
 /// A rule set's table folder, opened once (tables are read on first use);
 /// safe to probe from several threads at once.
 #[pyclass(name = "Tables", module = "millbase", frozen)]
@@ -477,6 +515,62 @@ impl PyTables {
             .collect())
     }
 
+    /// Probes many positions at once, on every core and without the GIL:
+    /// `positions` is a list of `Position`s or a numpy array of position
+    /// codes (`Position.code`, `uint64`). Returns two numpy arrays, the
+    /// win/draw/loss for the side to move (`int8`: 1, 0, -1) and the plies
+    /// (`int32`, -1 for a draw). Positions are probed at counter 0 under the
+    /// N-move rule.
+    fn probe_many<'py>(
+        &self,
+        py: Python<'py>,
+        positions: &Bound<'py, PyAny>,
+    ) -> PyResult<WdlAndPlies<'py>> {
+        let rules = *self.tables.rules();
+        let list: Vec<millbase::Position> =
+            if let Ok(codes) = positions.extract::<PyReadonlyArray1<'py, u64>>() {
+                let codes = codes.as_slice()?.to_vec();
+                py.detach(|| {
+                    codes
+                        .par_iter()
+                        .map(|&c| PyPosition::of_code(c, rules).map(|p| p.pos))
+                        .collect::<PyResult<Vec<_>>>()
+                })?
+            } else {
+                let mut out = Vec::new();
+                for item in positions.try_iter()? {
+                    let p: PyPosition = item?.extract().map_err(|_| {
+                        PyValueError::new_err(
+                            "probe_many takes a list of Positions or a numpy uint64 array of codes",
+                        )
+                    })?;
+                    out.push(self.position(&p)?.pos);
+                }
+                out
+            };
+        let tables = &self.tables;
+        let values = py
+            .detach(|| {
+                list.par_iter()
+                    .map(|p| tables.probe_at(p, 0).map(|v| v.value))
+                    .collect::<Result<Vec<Value>, ProbeError>>()
+            })
+            .map_err(|e| self.error(e))?;
+        let wdl: Vec<i8> = values
+            .iter()
+            .map(|v| match v {
+                Value::Win(_) => 1,
+                Value::Draw => 0,
+                Value::Loss(_) => -1,
+            })
+            .collect();
+        let plies: Vec<i32> = values
+            .iter()
+            .map(|v| v.plies().map_or(-1, |n| n as i32))
+            .collect();
+        Ok((wdl.into_pyarray(py), plies.into_pyarray(py)))
+    }
+
     fn __repr__(&self) -> String {
         format!("Tables(rules='{}')", self.tables.rules().short_name())
     }
@@ -501,6 +595,313 @@ fn open_tables(db: PathBuf, rules: &Bound<'_, PyAny>) -> PyResult<PyTables> {
     })
 }
 
+/// Build progress: a bar on the terminal, a Python callback, and the
+/// interrupt that stops the build before its next step.
+struct PyProgress {
+    bar: Option<ProgressBar>,
+    callback: Option<Py<PyAny>>,
+    done: AtomicU64,
+    total: u64,
+    stop: AtomicBool,
+    /// The callback's exception or the interrupt, raised when the build
+    /// has stopped.
+    raised: Mutex<Option<PyErr>>,
+    last_signal_check: Mutex<Instant>,
+}
+
+impl PyProgress {
+    /// Runs the callback and looks for Ctrl-C, under the GIL; either one's
+    /// exception stops the build.
+    fn poll(&self, step: Option<&str>) {
+        Python::attach(|py| {
+            let mut result = py.check_signals();
+            if let (Ok(()), Some(f), Some(step)) = (&result, &self.callback, step) {
+                let done = self.done.load(Ordering::Relaxed);
+                result = f.call1(py, (step, done, self.total)).map(drop);
+            }
+            if let Err(e) = result {
+                self.stop.store(true, Ordering::Relaxed);
+                self.raised
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_or_insert(e);
+            }
+        });
+    }
+
+    fn step_done(&self, name: &str, slots: u64) {
+        self.done.fetch_add(slots, Ordering::Relaxed);
+        if let Some(bar) = &self.bar {
+            bar.inc(slots);
+            bar.set_message(name.to_string());
+        }
+        self.poll(Some(name));
+    }
+}
+
+impl Progress for PyProgress {
+    fn step_started(&self, name: &str, _slots: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(name.to_string());
+        }
+    }
+
+    fn advance(&self, _work: u64) {
+        // An interrupt is seen within a second, though the build stops
+        // only before its next step.
+        let mut last = self
+            .last_signal_check
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if last.elapsed() > Duration::from_secs(1) {
+            *last = Instant::now();
+            drop(last);
+            self.poll(None);
+        }
+    }
+
+    fn step_finished(&self, name: &str, slots: u64, _stats: &[SubspaceStats], _seconds: f64) {
+        self.step_done(name, slots);
+    }
+
+    fn step_skipped(&self, name: &str, slots: u64) {
+        self.step_done(name, slots);
+    }
+
+    fn stop_requested(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// Runs `f` on `threads` threads (every core when None).
+fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    match threads {
+        None => Ok(f()),
+        Some(0) => Err(PyValueError::new_err("threads must be at least 1")),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map(|pool| pool.install(f))
+            .map_err(|e| PyValueError::new_err(e.to_string())),
+    }
+}
+
+/// Builds every table of `rules` into the folder `db`, resuming after the
+/// tables already there, like `millbase build`. Shows a progress bar on a
+/// terminal when `progress` is true; calls `callback(step, done_slots,
+/// total_slots)` after each step. Ctrl-C (or an exception from the
+/// callback) stops the build before its next step and is raised; calling
+/// `build` again resumes. Returns what each phase did.
+#[pyfunction]
+#[pyo3(signature = (rules, db, threads=None, progress=true, callback=None))]
+fn build(
+    py: Python<'_>,
+    rules: &Bound<'_, PyAny>,
+    db: PathBuf,
+    threads: Option<usize>,
+    progress: bool,
+    callback: Option<Py<PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let rules = rules_of(rules)?;
+    let folder = TableFolder::new(&db, &rules);
+    let plan =
+        Build::plan(&folder, &BuildOptions::default()).map_err(|e| build_error(e, &rules))?;
+    let total = plan.slots();
+    let bar = (progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {percent:>3}% {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let progress = PyProgress {
+        bar,
+        callback,
+        done: AtomicU64::new(0),
+        total,
+        stop: AtomicBool::new(false),
+        raised: Mutex::new(None),
+        last_signal_check: Mutex::new(Instant::now()),
+    };
+    let report = py.detach(|| with_threads(threads, || plan.run(&progress)))?;
+    if let Some(bar) = &progress.bar {
+        bar.finish_and_clear();
+    }
+    if let Some(e) = progress
+        .raised
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+    {
+        return Err(e);
+    }
+    let report = report.map_err(|e| build_error(e, &rules))?;
+    let phase = |p: millbase::PhaseReport| {
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("computed", p.computed)?;
+        d.set_item("skipped", p.skipped)?;
+        d.set_item("seconds", p.seconds)?;
+        Ok::<_, PyErr>(d)
+    };
+    let out = pyo3::types::PyDict::new(py);
+    out.set_item("moving", phase(report.moving)?)?;
+    if let Some(p) = report.placing {
+        out.set_item("placing", phase(p)?)?;
+    }
+    Ok(out.into_any().unbind())
+}
+
+fn build_error(e: BuildError, rules: &millbase::Rules) -> PyErr {
+    match e {
+        BuildError::Table(t) => TableError::new_err(t.with_remedy(rules)),
+        BuildError::Io(..) => PyOSError::new_err(e.to_string()),
+        BuildError::Request(_) => PyValueError::new_err(e.to_string()),
+        e => pyo3::exceptions::PyRuntimeError::new_err(e.to_string()),
+    }
+}
+
+/// What `check` found: `ok` when every slot of every table agrees with
+/// its children.
+#[pyclass(name = "CheckResult", module = "millbase", frozen, get_all)]
+struct PyCheckResult {
+    /// Whether every slot agrees with its children.
+    ok: bool,
+    /// Tables checked.
+    tables: usize,
+    /// Slots checked.
+    slots: u64,
+    /// Slots whose value disagrees with their children.
+    bad: u64,
+    /// Whether the placing phase was checked (it is not when not built).
+    placing: bool,
+    /// The subspaces with wrong slots, by name.
+    failed: Vec<String>,
+}
+
+#[pymethods]
+impl PyCheckResult {
+    fn __bool__(&self) -> bool {
+        self.ok
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "CheckResult(ok={}, tables={}, slots={}, bad={})",
+            if self.ok { "True" } else { "False" },
+            self.tables,
+            self.slots,
+            self.bad
+        )
+    }
+}
+
+/// Checks every table of `rules` under `db` (checksums, and every slot
+/// against its children) like `millbase check`, without the GIL.
+#[pyfunction]
+#[pyo3(signature = (rules, db, threads=None))]
+fn check(
+    py: Python<'_>,
+    rules: &Bound<'_, PyAny>,
+    db: PathBuf,
+    threads: Option<usize>,
+) -> PyResult<PyCheckResult> {
+    let rules = rules_of(rules)?;
+    let folder = TableFolder::new(&db, &rules);
+    let (subspaces, placing) = built_subspaces(&folder);
+    let results = py
+        .detach(|| with_threads(threads, || check_subspaces(&folder, &subspaces, |_| {})))?
+        .map_err(|e| TableError::new_err(e.with_remedy(&rules)))?;
+    let bad: u64 = results.iter().map(|r| r.bad).sum();
+    Ok(PyCheckResult {
+        ok: bad == 0,
+        tables: results.len(),
+        slots: results.iter().map(|r| r.slots).sum(),
+        bad,
+        placing,
+        failed: results
+            .iter()
+            .filter(|r| r.bad > 0)
+            .map(|r| r.subspace.to_string())
+            .collect(),
+    })
+}
+
+/// What `verify` found: the value of the start for White, and the
+/// methods that gave it.
+#[pyclass(name = "VerifyResult", module = "millbase", frozen, get_all)]
+struct PyVerifyResult {
+    /// `"win"`, `"draw"` or `"loss"` for White.
+    verdict: &'static str,
+    /// Whether the tables' method (every first move from the tables) ran.
+    by_tables: bool,
+    /// Whether the search's method ran.
+    by_search: bool,
+}
+
+#[pymethods]
+impl PyVerifyResult {
+    fn __repr__(&self) -> String {
+        format!(
+            "VerifyResult(verdict='{}', by_tables={}, by_search={})",
+            self.verdict,
+            if self.by_tables { "True" } else { "False" },
+            if self.by_search { "True" } else { "False" }
+        )
+    }
+}
+
+/// The value of the start of `rules` from the tables under `db`, like
+/// `millbase verify`: by the tables (`method="tables"`), by a search that
+/// reads only the moving phase's tables (`"search"`), or by both, which
+/// must agree (`"both"`; a disagreement raises RuntimeError).
+#[pyfunction]
+#[pyo3(signature = (rules, db, method="both", threads=None))]
+fn verify(
+    py: Python<'_>,
+    rules: &Bound<'_, PyAny>,
+    db: PathBuf,
+    method: &str,
+    threads: Option<usize>,
+) -> PyResult<PyVerifyResult> {
+    let rules = rules_of(rules)?;
+    let method = match method {
+        "both" => Method::Both,
+        "tables" => Method::Tables,
+        "search" => Method::Search,
+        m => {
+            return Err(PyValueError::new_err(format!(
+                "method `{m}`: use \"both\", \"tables\" or \"search\""
+            )));
+        }
+    };
+    let tables = TableSet::with_cache(&db, &rules, 1 << 18);
+    let found = py.detach(|| {
+        with_threads(threads, || {
+            verify_tables(&tables, method, true, &millbase::Quiet)
+        })
+    })?;
+    match found {
+        Ok(v) => Ok(PyVerifyResult {
+            verdict: match v.verdict {
+                Wdl::Win => "win",
+                Wdl::Draw => "draw",
+                Wdl::Loss => "loss",
+            },
+            by_tables: v.tables.is_some(),
+            by_search: v.search.is_some(),
+        }),
+        Err(millbase::VerifyError::Probe(ProbeError::Table(t))) => {
+            Err(TableError::new_err(t.with_remedy(&rules)))
+        }
+        Err(e @ millbase::VerifyError::NoPlacingTables) => Err(TableError::new_err(format!(
+            "{e} (build them with `millbase build --rules {}`)",
+            rules.short_name()
+        ))),
+        Err(e) => Err(pyo3::exceptions::PyRuntimeError::new_err(e.to_string())),
+    }
+}
+
 #[pymodule]
 fn _millbase(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRules>()?;
@@ -510,6 +911,11 @@ fn _millbase(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPracticalMove>()?;
     m.add_class::<PyTables>()?;
     m.add_function(wrap_pyfunction!(open_tables, m)?)?;
+    m.add_function(wrap_pyfunction!(build, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(verify, m)?)?;
+    m.add_class::<PyCheckResult>()?;
+    m.add_class::<PyVerifyResult>()?;
     m.add("TableError", m.py().get_type::<TableError>())?;
     m.add(
         "__version__",

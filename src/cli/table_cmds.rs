@@ -6,7 +6,7 @@ use millbase::Rules;
 use millbase::Subspace;
 use millbase::moving_subspaces;
 use millbase::{Section, TableFile};
-use millbase::{SubspaceCheck, check_subspaces};
+use millbase::{SubspaceCheck, built_subspaces, check_subspaces};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `check`.
@@ -78,15 +78,13 @@ pub fn check_cmd(rules: &Rules, args: &CheckArgs) -> Result<(), CliError> {
     let mut all = moving_subspaces(rules);
     all.extend(&placing);
     let subspaces: Vec<Subspace> = if args.subspaces.is_empty() {
-        let built = placing.last().is_some_and(|&s| folder.exists(s));
-        if built {
-            all
-        } else {
+        let (built, placing_built) = built_subspaces(&folder);
+        if !placing_built {
             println!(
                 "no placing-phase tables (built with --no-placing?): checking the moving phase"
             );
-            moving_subspaces(rules)
         }
+        built
     } else {
         let list = args
             .subspaces

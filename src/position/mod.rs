@@ -67,6 +67,44 @@ impl Position {
         }
     }
 
+    /// The position as one integer, for arrays and files: White's points
+    /// in bits 0-23 and Black's in bits 24-47 (bit `n - 1` for point number
+    /// `n`), White's stones in hand in bits 48-51, Black's in bits 52-55,
+    /// and bit 56 set when Black is to move.
+    pub fn code(&self) -> u64 {
+        self.stones.white.0 as u64
+            | (self.stones.black.0 as u64) << 24
+            | (self.hand.white as u64) << 48
+            | (self.hand.black as u64) << 52
+            | ((self.to_move == Color::Black) as u64) << 56
+    }
+
+    /// The position of a [`Position::code`], checked like
+    /// [`Position::new`].
+    pub fn from_code(code: u64, rules: &Rules) -> Result<Position, PositionError> {
+        if code >> 57 != 0 {
+            return Err(PositionError(format!(
+                "position code {code:#x} has bits above bit 56"
+            )));
+        }
+        let field = |at: u32, bits: u32| (code >> at) & ((1 << bits) - 1);
+        let to_move = if field(56, 1) == 1 {
+            Color::Black
+        } else {
+            Color::White
+        };
+        let stones = ByColor {
+            white: PointSet(field(0, 24) as u32),
+            black: PointSet(field(24, 24) as u32),
+        };
+        let hand = ByColor {
+            white: field(48, 4) as u8,
+            black: field(52, 4) as u8,
+        };
+        Position::new(stones, hand, to_move, rules)
+            .map_err(|e| PositionError(format!("position code {code:#x}: {}", e.0)))
+    }
+
     /// Checks that the position can arise under `rules`, saying why not.
     pub fn new(
         stones: ByColor<PointSet>,

@@ -132,6 +132,12 @@ pub trait Progress: Sync {
     /// finishes: moves followed and predecessors visited (random slot
     /// reads and updates), for comparing with the machine figure.
     fn visits(&self, _n: u64) {}
+    /// Whether the build should stop before its next step (a user's
+    /// interrupt, seen by a caller that cannot kill the process); the
+    /// build then ends with `BuildError::Stopped`.
+    fn stop_requested(&self) -> bool {
+        false
+    }
 }
 
 /// Progress that goes nowhere (tests).

@@ -12,7 +12,7 @@
 //! where neither side can force a win.
 
 use crate::geometry::PointSet;
-use crate::index::{Indexer, Subspace, SubspaceIndex};
+use crate::index::{Indexer, Subspace, SubspaceIndex, moving_subspaces, placing_subspaces};
 use crate::moves::{blocked_draws, legal_moves};
 use crate::position::{ByColor, Color, Position};
 use crate::rules::Rules;
@@ -84,6 +84,20 @@ enum Expect {
     Known(Value),
     /// The best of its children, these in the batch's list.
     Children(std::ops::Range<usize>),
+}
+
+/// The tables of `folder`'s rules there are to check: every moving and
+/// placing table, or the moving ones alone when the placing phase is not
+/// built (a `--no-placing` build), said by the flag.
+pub fn built_subspaces(folder: &TableFolder) -> (Vec<Subspace>, bool) {
+    let rules = folder.rules();
+    let placing = placing_subspaces(rules);
+    let mut all = moving_subspaces(rules);
+    let built = placing.last().is_some_and(|&s| folder.exists(s));
+    if built {
+        all.extend(placing);
+    }
+    (all, built)
 }
 
 /// Checks the tables of `subspaces` (all checksums, then every slot
