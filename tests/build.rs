@@ -209,18 +209,12 @@ fn one_or_two_threads_and_an_interrupted_run_give_the_same_bytes() {
         !killed.join("standard").join("5-3.mbt").exists(),
         "the run finished before the kill"
     );
-    let out = millbase()
-        .args([
-            "build",
-            "--db",
-            killed.to_str().unwrap(),
-            "--subspaces",
-            "5-3",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let log = String::from_utf8_lossy(&out.stderr);
+    // The same build again, its log returned.
+    let resume = || {
+        let out = common::run_ok(&["build", "--db", killed.arg(), "--subspaces", "5-3"]);
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let log = resume();
     assert!(log.contains("found 3-3 on disk, not recomputed"), "{log}");
     let resumed: Vec<_> = files(&killed)
         .into_iter()
@@ -237,18 +231,7 @@ fn one_or_two_threads_and_an_interrupted_run_give_the_same_bytes() {
     bytes[last] ^= 0x55;
     std::fs::write(&t, bytes).unwrap();
     std::fs::remove_file(killed.join("standard").join("5-3.mbt")).unwrap();
-    let out = millbase()
-        .args([
-            "build",
-            "--db",
-            killed.to_str().unwrap(),
-            "--subspaces",
-            "5-3",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let log = String::from_utf8_lossy(&out.stderr);
+    let log = resume();
     assert!(
         log.contains("4-3.mbt"),
         "the damaged table is not named: {log}"
