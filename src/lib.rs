@@ -59,6 +59,7 @@
 mod answer;
 mod build;
 mod color;
+mod engine;
 mod error;
 mod geometry;
 mod index;
@@ -86,6 +87,7 @@ pub use answer::{
     RuleAnswer,
 };
 pub use build::{Build, BuildError, BuildOptions, BuildReport, PhaseReport};
+pub use engine::{Engine, run_engine};
 pub use error::ParseError;
 pub use geometry::{Board, Point, PointSet, PointSetIter};
 pub use index::check::{IndexCheck, check_index};

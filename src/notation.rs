@@ -225,7 +225,7 @@ pub fn play_move_list(text: &str, rules: &Rules) -> Result<PositionInput, ParseE
     play_tokens(Position::start(rules), 0, &tokens, rules)
 }
 
-/// Plays a move list (as [`play_move_list`] reads one) from `from`, at
+/// Plays a move list (as [`parse_position`](crate::parse_position) reads one) from `from`, at
 /// N-move counter `counter`: a game record that does not open at the
 /// start. The moves played are in the answer's `moves`.
 pub fn play_moves_from(

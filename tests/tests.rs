@@ -7,6 +7,7 @@ mod browser;
 mod build;
 mod check;
 mod cli;
+mod engine;
 mod faults;
 mod index;
 mod lasker;

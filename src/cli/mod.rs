@@ -2,6 +2,7 @@
 //! subcommand. Exit status: 0 success, 2 bad input, 1 any other failure.
 
 mod build_cmds;
+mod engine_cmds;
 mod index_cmds;
 mod machine_cmds;
 mod play_cmds;
@@ -62,6 +63,10 @@ pub enum Command {
     /// Play games between two players (perfect, practical, alphabeta:NODES,
     /// random) and give the first player's wins, draws, losses and score.
     Match(play_cmds::MatchArgs),
+    /// Play as an engine over standard input and output in Sanmill's
+    /// UCI-like protocol (docs/ENGINE.md); --rules sets the rule set to
+    /// start with.
+    Uci(engine_cmds::UciArgs),
     /// Serve the tables over HTTP: a JSON API and a web board (every rule
     /// set found under --db).
     Serve(serve_cmds::ServeArgs),
@@ -177,6 +182,7 @@ pub fn run() -> i32 {
             Command::Info(a) => table_cmds::info_cmd(&rules, a),
             Command::Verify(a) => verify_cmds::verify_cmd(&rules, a),
             Command::Serve(a) => serve_cmds::serve_cmd(&rules, a),
+            Command::Uci(a) => engine_cmds::uci_cmd(&rules, a),
             Command::Match(a) => play_cmds::match_cmd(&rules, a),
             Command::IndexInfo(a) => index_cmds::index_info(&rules, a),
             Command::CheckIndex(a) => index_cmds::check_index_cmd(&rules, a),

@@ -5,7 +5,9 @@
 
 mod text;
 
-pub use text::{parse_board_string, parse_sanmill, to_sanmill};
+pub use text::{
+    SanmillLine, parse_board_string, parse_sanmill, read_sanmill, to_sanmill, write_sanmill,
+};
 
 pub use crate::color::{ByColor, Color};
 use crate::error::ParseError;

@@ -85,11 +85,43 @@ fn sanmill_point(ring: usize, j: usize) -> Point {
     Point::new_unchecked((8 * square + (j + 1) % 8) as u8)
 }
 
-/// Parses Sanmill's FEN-like line (`docs/RULES.md` section 2): rings, side,
-/// phase, action, white on board, white in hand, black on board, black in
-/// hand; later fields are ignored.
+/// Every field of a Sanmill line that millbase reads (Sanmill's FEN:
+/// rings, side, phase, action, stones on the board and in hand of each
+/// side, the removals each side owes, four last-mill fields, a mill mask,
+/// the counter of plies without a removal, the move number; extension
+/// tokens after them are skipped).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SanmillLine {
+    /// The position; while a removal is owed, with the side that closed the
+    /// mill still to move.
+    pub position: Position,
+    /// Removals the side to move owes (action `r`), 0 otherwise.
+    pub removals: u8,
+    /// Plies since the last removal (field 16; 0 when absent).
+    pub rule50: u16,
+    /// The move number (field 17; 1 when absent).
+    pub fullmove: u32,
+}
+
+/// Parses Sanmill's FEN-like line (`docs/RULES.md` section 2) into a
+/// position; refuses one that waits for a removal.
 pub fn parse_sanmill(text: &str, rules: &Rules) -> Result<Position, ParseError> {
-    let fields: Vec<&str> = text.split_whitespace().collect();
+    let line = read_sanmill(text, rules)?;
+    if line.removals > 0 {
+        return Err(ParseError::new(
+            "Sanmill position waits for a removal (action `r`): it lies between the two halves of a move; give the position before the mill was closed or after the removal",
+        ));
+    }
+    Ok(line.position)
+}
+
+/// Reads every field of a Sanmill line, a position that waits for a
+/// removal (action `r`) included.
+pub fn read_sanmill(text: &str, rules: &Rules) -> Result<SanmillLine, ParseError> {
+    let fields: Vec<&str> = text
+        .split_whitespace()
+        .filter(|f| !f.contains(':'))
+        .collect();
     if rules.board().size != 24 {
         return Err(ParseError::new(format!(
             "Sanmill lines describe 24-point boards; board {} has {} points: give a board string",
@@ -137,19 +169,15 @@ pub fn parse_sanmill(text: &str, rules: &Rules) -> Result<Position, ParseError> 
             fields[2]
         )));
     }
-    match fields[3] {
-        "r" => {
-            return Err(ParseError::new(
-                "Sanmill position waits for a removal (action `r`): it lies between the two halves of a move; give the position before the mill was closed or after the removal",
-            ));
-        }
-        "p" | "s" => {}
+    let removing = match fields[3] {
+        "r" => true,
+        "p" | "s" | "?" => false,
         a => {
             return Err(ParseError::new(format!(
                 "Sanmill action `{a}`: expected p, s or r"
             )));
         }
-    }
+    };
     let on_w = parse_count(fields[4], "white stones on board")?;
     let hand_w = parse_count(fields[5], "white stones in hand")?;
     let on_b = parse_count(fields[6], "black stones on board")?;
@@ -166,11 +194,82 @@ pub fn parse_sanmill(text: &str, rules: &Rules) -> Result<Position, ParseError> 
             "Sanmill phase `m` (moving) with stones in hand ({hand_w} white, {hand_b} black): expected phase p"
         )));
     }
+    let number = |i: usize, what: &str| -> Result<Option<i64>, ParseError> {
+        fields
+            .get(i)
+            .map(|f| {
+                f.parse::<i64>().map_err(|_| {
+                    ParseError::new(format!("Sanmill {what} `{f}`: expected a number"))
+                })
+            })
+            .transpose()
+    };
+    let owed = |i: usize, what: &str| -> Result<u8, ParseError> {
+        match number(i, what)?.unwrap_or(0) {
+            n @ 0..=4 => Ok(n as u8),
+            n => Err(ParseError::new(format!(
+                "Sanmill {what} `{n}`: expected 0 to 4 (removing one's own stones is not a rule here)"
+            ))),
+        }
+    };
+    let owed_by = ByColor {
+        white: owed(8, "white removals")?,
+        black: owed(9, "black removals")?,
+    };
+    let mut removals = owed_by[to_move];
+    if removing && removals == 0 {
+        removals = 1;
+    }
+    if !removing {
+        removals = 0;
+    }
+    let rule50 = number(15, "ply counter")?.unwrap_or(0);
+    let fullmove = number(16, "move number")?.unwrap_or(1);
+    let rule50 = u16::try_from(rule50)
+        .map_err(|_| ParseError::new(format!("Sanmill ply counter `{rule50}` out of range")))?;
+    let fullmove = u32::try_from(fullmove.max(1))
+        .map_err(|_| ParseError::new(format!("Sanmill move number `{fullmove}` out of range")))?;
     let hand = ByColor {
         white: hand_w,
         black: hand_b,
     };
-    Ok(Position::new(stones, hand, to_move, rules)?)
+    // A position waiting for a removal is checked as the one the move
+    // leads to, whose side to move is the other.
+    let checked_side = if removals > 0 { !to_move } else { to_move };
+    let mut position = Position::new(stones, hand, checked_side, rules)?;
+    position.to_move = to_move;
+    Ok(SanmillLine {
+        position,
+        removals,
+        rule50,
+        fullmove,
+    })
+}
+
+/// Writes every field of a Sanmill line: the position (with `removals`
+/// owed by the side to move), `rule50` and the move number; the last-mill
+/// fields and the mill mask are written empty.
+pub fn write_sanmill(line: &SanmillLine) -> String {
+    let pos = &line.position;
+    let (w, b) = match pos.to_move {
+        Color::White => (line.removals, 0),
+        Color::Black => (0, line.removals),
+    };
+    let action = if line.removals > 0 {
+        'r'
+    } else if pos.hand[pos.to_move] > 0 {
+        'p'
+    } else {
+        's'
+    };
+    let mut fields: Vec<String> = to_sanmill(pos).split(' ').map(str::to_string).collect();
+    fields[3] = action.to_string();
+    format!(
+        "{} {w} {b} 0 0 0 0 0 {} {}",
+        fields.join(" "),
+        line.rule50,
+        line.fullmove
+    )
 }
 
 /// Writes a position as Sanmill's line (first 8 fields plus zeros).
