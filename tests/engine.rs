@@ -244,3 +244,59 @@ fn a_position_no_table_covers_falls_back_to_alpha_beta() {
     let board = millbase::Board::standard();
     assert!(board.point_by_coord(&token).is_some(), "{token}");
 }
+
+/// `millbase match` against `millbase uci` through the protocol: games
+/// played to their end, the engine's mills asked for token by token. A
+/// random player never beats the tables' engine, and loses most games.
+#[test]
+fn match_plays_whole_games_against_an_engine() {
+    let db = db();
+    let engine = format!(
+        "uci:{} uci --db {}",
+        env!("CARGO_BIN_EXE_millbase"),
+        db.display()
+    );
+    let out = common::run_ok(&[
+        "match",
+        "random",
+        &engine,
+        "--rules",
+        "standard,stones=4",
+        "--games",
+        "6",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let counts = text
+        .lines()
+        .find_map(|l| l.strip_prefix("random: "))
+        .and_then(|l| l.split(';').next())
+        .unwrap_or_else(|| panic!("{text}"));
+    let n = |what: &str| -> u32 {
+        counts
+            .split(", ")
+            .find_map(|p| p.strip_suffix(what)?.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{what} in {counts}"))
+    };
+    assert_eq!(n(" wins"), 0, "{text}");
+    assert!(n(" losses") >= 4, "{text}");
+    // Rules a Sanmill engine cannot be told are refused before a game.
+    let out = common::run(&[
+        "match",
+        "random",
+        &engine,
+        "--rules",
+        "three",
+        "--games",
+        "1",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot be told"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

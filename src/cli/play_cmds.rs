@@ -111,8 +111,8 @@ pub fn match_cmd(rules: &Rules, args: &MatchArgs) -> Result<(), CliError> {
         }
     }
     let options = MatchOptions {
-        first: args.first,
-        second: args.second,
+        first: args.first.clone(),
+        second: args.second.clone(),
         games: args.games,
         seed: args.seed,
         starts,

@@ -190,8 +190,9 @@ pub fn play_match(
             let seed = options
                 .seed
                 .wrapping_add((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            let mut first = Player::new(options.first, *rules, seed);
-            let mut second = Player::new(options.second, *rules, seed ^ 0x5555_5555_5555_5555);
+            let mut first = Player::new(options.first.clone(), *rules, seed);
+            let mut second =
+                Player::new(options.second.clone(), *rules, seed ^ 0x5555_5555_5555_5555);
             // Each start is played twice in a row, once with each colour.
             let start = match options.starts.len() {
                 0 => (Position::start(rules), 0),

@@ -4,6 +4,7 @@
 pub mod alphabeta;
 pub mod game_match;
 pub mod practical;
+pub mod uci;
 
 use crate::moves::{Move, legal_moves};
 use crate::position::Position;
@@ -14,7 +15,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Who chooses the moves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PlayerKind {
     /// A random move among the optimal ones (the tables' best value and
     /// plies).
@@ -25,11 +26,14 @@ pub enum PlayerKind {
     AlphaBeta(u64),
     /// A random legal move.
     Random,
+    /// Another program: an engine speaking Sanmill's protocol, started
+    /// with this command ([`uci::UciEngine`]).
+    Uci(String),
 }
 
 impl PlayerKind {
     /// Whether the player reads the tables.
-    pub fn needs_tables(self) -> bool {
+    pub fn needs_tables(&self) -> bool {
         matches!(self, PlayerKind::Perfect | PlayerKind::Practical)
     }
 }
@@ -41,6 +45,7 @@ impl fmt::Display for PlayerKind {
             PlayerKind::Practical => f.write_str("practical"),
             PlayerKind::AlphaBeta(n) => write!(f, "alphabeta:{n}"),
             PlayerKind::Random => f.write_str("random"),
+            PlayerKind::Uci(command) => write!(f, "uci:{command}"),
         }
     }
 }
@@ -51,13 +56,19 @@ impl FromStr for PlayerKind {
     /// `perfect`, `practical`, `random` or `alphabeta:NODES` (NODES a whole
     /// number, optionally with a `k` or `M` suffix: `alphabeta:200k`).
     fn from_str(s: &str) -> Result<PlayerKind, String> {
-        let known =
-            "known players: perfect, practical, alphabeta:NODES (e.g. alphabeta:200k), random";
+        let known = "known players: perfect, practical, alphabeta:NODES (e.g. alphabeta:200k), \
+             random, uci:COMMAND";
         match s {
             "perfect" => return Ok(PlayerKind::Perfect),
             "practical" => return Ok(PlayerKind::Practical),
             "random" => return Ok(PlayerKind::Random),
             _ => {}
+        }
+        if let Some(command) = s.strip_prefix("uci:") {
+            return match command.trim() {
+                "" => Err(format!("player `{s}`: give the engine's command ({known})")),
+                c => Ok(PlayerKind::Uci(c.to_string())),
+            };
         }
         let Some(nodes) = s.strip_prefix("alphabeta:") else {
             return Err(format!("unknown player `{s}` ({known})"));
@@ -111,6 +122,8 @@ pub struct Player {
     rules: crate::rules::Rules,
     rng: Rng,
     search: Option<AlphaBeta>,
+    /// The engine of a `uci:` player, started at its first move.
+    engine: Option<uci::UciEngine>,
     /// Positions of this game (with their counters) and how often each
     /// came up: the practical player steers clear of a third repetition,
     /// which would end the game in a draw before the opponent could err.
@@ -121,20 +134,21 @@ impl Player {
     /// A player of `kind` for games of `rules`, seeded.
     pub fn new(kind: PlayerKind, rules: crate::rules::Rules, seed: u64) -> Player {
         Player {
-            kind,
-            rules,
-            rng: Rng::new(seed),
             search: match kind {
                 PlayerKind::AlphaBeta(_) => Some(AlphaBeta::new(rules)),
                 _ => None,
             },
+            kind,
+            rules,
+            rng: Rng::new(seed),
+            engine: None,
             seen: std::collections::HashMap::new(),
         }
     }
 
     /// The player's kind.
-    pub fn kind(&self) -> PlayerKind {
-        self.kind
+    pub fn kind(&self) -> &PlayerKind {
+        &self.kind
     }
 
     /// The move to play at `pos` (N-move counter `counter`); `None` when the
@@ -146,7 +160,14 @@ impl Player {
         counter: u16,
     ) -> Result<Option<Move>, ProbeError> {
         let need = || tables.ok_or(ProbeError::NoTables);
-        Ok(match self.kind {
+        Ok(match &self.kind {
+            PlayerKind::Uci(command) => {
+                if self.engine.is_none() {
+                    self.engine = Some(uci::UciEngine::start(command, &self.rules)?);
+                }
+                let engine = self.engine.as_mut().expect("started");
+                engine.choose(&self.rules, pos, counter)?
+            }
             PlayerKind::Perfect => {
                 let moves = need()?.probe_moves_at(pos, counter)?;
                 let Some(best) = moves.first().map(|m| m.value) else {
@@ -199,7 +220,7 @@ impl Player {
                 self.search
                     .as_mut()
                     .expect("made with the player")
-                    .best_move(pos, nodes, |n| rng.below(n))
+                    .best_move(pos, *nodes, |n| rng.below(n))
             }
             PlayerKind::Random => {
                 let mut moves = Vec::new();

@@ -156,6 +156,13 @@ pub enum ProbeError {
     },
     /// A player that reads the tables was given none.
     NoTables,
+    /// An engine playing through its protocol (`uci:COMMAND`) failed.
+    Engine {
+        /// Its command.
+        command: String,
+        /// What went wrong.
+        problem: String,
+    },
     /// `verify`'s repetition search followed a path of this many plies
     /// without a repetition, more than it follows.
     SearchTooDeep(u32),
@@ -173,6 +180,9 @@ impl std::fmt::Display for ProbeError {
                 s.us, s.them, s.us_hand, s.them_hand
             ),
             ProbeError::NoTables => f.write_str("this player needs the tables"),
+            ProbeError::Engine { command, problem } => {
+                write!(f, "the engine `{command}`: {problem}")
+            }
             ProbeError::SearchTooDeep(plies) => write!(
                 f,
                 "the search's path passed {plies} plies without a repetition, more than it follows"
