@@ -27,7 +27,7 @@ pub enum PlayerKind {
     /// A random legal move.
     Random,
     /// Another program: an engine speaking Sanmill's protocol, started
-    /// with this command ([`uci::UciEngine`]).
+    /// with this command.
     Uci(String),
 }
 
