@@ -61,3 +61,38 @@ fn the_python_package_passes_its_tests() {
         String::from_utf8_lossy(&pytest.stderr)
     );
 }
+
+/// The Python crate's lock file pins the crates it shares with the main
+/// crate at the same versions, so that both compile the same library (the
+/// same zstd above all: tables built from Python must be the command
+/// line's bytes).
+#[test]
+fn the_python_crate_uses_the_main_crate_s_versions() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let versions = |path: &Path| -> std::collections::HashMap<String, String> {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut out = std::collections::HashMap::new();
+        let mut name = None;
+        for line in text.lines() {
+            if let Some(n) = line.strip_prefix("name = ") {
+                name = Some(n.trim_matches('"').to_string());
+            } else if let (Some(v), Some(n)) = (line.strip_prefix("version = "), name.take()) {
+                out.insert(n, v.trim_matches('"').to_string());
+            }
+        }
+        out
+    };
+    let main = versions(&root.join("Cargo.lock"));
+    let python = versions(&root.join("python").join("Cargo.lock"));
+    let differ: Vec<String> = python
+        .iter()
+        .filter_map(|(n, v)| {
+            let m = main.get(n)?;
+            (m != v).then(|| format!("{n} {m} (main) / {v} (python)"))
+        })
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "copy Cargo.lock into python/ and build there again: {differ:?}"
+    );
+}
