@@ -106,13 +106,13 @@ pub struct SanmillLine {
 /// Parses Sanmill's FEN-like line (`docs/RULES.md` section 2) into a
 /// position; refuses one that waits for a removal.
 pub fn parse_sanmill(text: &str, rules: &Rules) -> Result<Position, ParseError> {
-    let line = read_sanmill(text, rules)?;
-    if line.removals > 0 {
+    let owes = text.split_whitespace().nth(3) == Some("r");
+    if owes || read_sanmill(text, rules)?.removals > 0 {
         return Err(ParseError::new(
             "Sanmill position waits for a removal (action `r`): it lies between the two halves of a move; give the position before the mill was closed or after the removal",
         ));
     }
-    Ok(line.position)
+    Ok(read_sanmill(text, rules)?.position)
 }
 
 /// Reads every field of a Sanmill line, a position that waits for a
