@@ -57,7 +57,7 @@ def main():
     tables.probe(one)
     rounds = 200_000
     per_call = timeit.timeit(lambda: tables.probe(one), number=rounds) / rounds * 1e6
-    print(f"python probe_many of {count} positions: {first:.0} probes/s, cached {cached:.0} probes/s")
+    print(f"python probe_many of {count} positions: {first:.0f} probes/s, cached {cached:.0f} probes/s")
     print(f"python one cached probe: {per_call:.3f} us")
 
     with tempfile.NamedTemporaryFile(suffix=".u64", delete=False) as f:
