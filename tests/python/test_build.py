@@ -53,6 +53,10 @@ def test_ctrl_c_stops_a_build_cleanly(tmp_path):
     script = textwrap.dedent(
         f"""
         import os, signal, threading, millbase
+        # Python turns SIGINT into KeyboardInterrupt unless it was started
+        # with the signal ignored (a background job's children are): as in
+        # a terminal, then.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         timer = []
         def first_step(step, done, total):
             if not timer:
