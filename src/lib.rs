@@ -96,7 +96,9 @@ pub use index::{
 };
 pub use machine::{MachineFigure, measure as measure_machine};
 pub use moves::{Move, legal_moves, no_moves_draws, perft, perft_divide, unmoves};
-pub use notation::{Notation, PositionInput, format_move, parse_position, play_moves_from};
+pub use notation::{
+    Notation, PositionInput, format_move, parse_position, play_move_list, play_moves_from,
+};
 pub use play::alphabeta::AlphaBeta;
 pub use play::game_match::{Ending, GameResult, MatchOptions, MatchResult, play_match};
 pub use play::practical::{PracticalMove, practical_moves};
@@ -106,8 +108,8 @@ pub use query::{CounterValue, DEFAULT_CACHE_BLOCKS, MoveValue, ProbeError, RuleD
 pub use render::render_position;
 pub use rules::{DoubleMill, Flying, FullBoard, MillRule, PRESETS, Protection, Rules, RulesError};
 pub use serve::{
-    BoardInfo, Catalog, Limits, RuleSetInfo, RunningServer, ServeOptions, serve_until_interrupted,
-    spawn,
+    BoardInfo, Catalog, Limits, RuleSetInfo, RunningServer, ServeOptions, router,
+    serve_until_interrupted, spawn,
 };
 pub use solve::{NoProgress, Progress};
 pub use table::format::reseal;

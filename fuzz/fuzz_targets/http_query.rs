@@ -5,7 +5,7 @@
 use axum::body::Body;
 use axum::http::{Method, Request};
 use libfuzzer_sys::fuzz_target;
-use millbase::serve::{ServeOptions, router};
+use millbase::{ServeOptions, router};
 use std::sync::OnceLock;
 use tower::ServiceExt;
 
@@ -17,7 +17,7 @@ fn db() -> &'static std::path::Path {
         let folder = millbase::TableFolder::new(&db, &rules);
         millbase::Build::plan(&folder, &millbase::BuildOptions::default())
             .unwrap()
-            .run(&millbase::solve::NoProgress)
+            .run(&millbase::NoProgress)
             .unwrap();
         db
     })

@@ -3,7 +3,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use millbase::Rules;
-use millbase::notation::{parse_position, play_move_list, play_moves_from};
+use millbase::{parse_position, play_move_list, play_moves_from};
 
 const RULES: &[&str] = &[
     "standard",

@@ -4,7 +4,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use millbase::Rules;
-use millbase::notation::parse_position;
+use millbase::parse_position;
 
 const RULES: &[&str] = &[
     "standard",
@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
         let again = parse_position(&board, &rules).expect("a board string read back");
         assert_eq!(again.position, input.position, "{text:?} -> {board}");
         if rules.board().size == 24 {
-            let line = millbase::position::to_sanmill(&input.position);
+            let line = millbase::to_sanmill(&input.position);
             let back = parse_position(&line, &rules).expect("a Sanmill line read back");
             assert_eq!(back.position, input.position, "{text:?} -> {line}");
         }

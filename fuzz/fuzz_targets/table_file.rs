@@ -3,7 +3,7 @@
 //! checksum is recomputed first, so that the changes reach the decoder.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use millbase::table::format::{TableFile, reseal};
+use millbase::{TableFile, reseal};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {
