@@ -825,6 +825,39 @@ async fn the_game_record_lives_in_the_url() {
     p.close().await;
 }
 
+/// A `ply=` that is not a ply number (`abc`, `1.5`, empty) is said, and
+/// the game opens whole at its last position instead of breaking the page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_ply_in_a_link_is_said_not_fatal() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    let last = api(p.addr, GAME, "a7 b6 d7")["position"].clone();
+    for bad in ["abc", "1.5", "", "-1"] {
+        p.open(&format!(
+            "/?rules={}&position=start&moves={}&ply={}",
+            enc(GAME),
+            enc("a7 b6 d7"),
+            enc(bad)
+        ))
+        .await;
+        assert_eq!(p.record().await, ["a7", "b6", "d7"], "ply={bad}");
+        assert_eq!(p.position().await, last, "ply={bad}");
+        let error = p.text_of("error").await;
+        assert!(error.contains("not a ply number"), "ply={bad}: {error}");
+    }
+    // A good one still opens that ply, with no error.
+    p.open(&format!(
+        "/?rules={}&position=start&moves={}&ply=1",
+        enc(GAME),
+        enc("a7 b6 d7")
+    ))
+    .await;
+    assert_eq!(p.position().await, api(p.addr, GAME, "a7")["position"]);
+    assert_eq!(p.text_of("error").await, "");
+    p.close().await;
+}
+
 /// Defect 8: a first click only picks a stone up; another own stone
 /// takes its place.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -689,12 +689,22 @@ function fromUrl(push) {
   // The first entry of the menu: the standard game when it is built whole.
   const fallback = $("rules").options.length ? $("rules").options[0].value : "standard";
   const rules = p.get("rules") || fallback;
-  const ply = p.get("ply") === null ? null : Number(p.get("ply"));
+  // A ply is a whole number; anything else (`ply=abc`, `ply=1.5`, an
+  // empty `ply=`) is said, and the game opens at its last position.
+  const rawPly = p.get("ply");
+  const ply = rawPly !== null && /^\d+$/.test(rawPly) ? Number(rawPly) : null;
+  const badPly = rawPly !== null && ply === null
+    ? `ply=${rawPly} in the link is not a ply number (0, 1, 2, ...): showing the last position`
+    : "";
+  const said = (loading) => Promise.resolve(loading).then((ok) => {
+    if (badPly) showError(badPly);
+    return ok;
+  });
   const position = p.get("position") || "start";
-  if (p.get("moves")) return loadGame(rules, position, p.get("moves"), push, ply);
+  if (p.get("moves")) return said(loadGame(rules, position, p.get("moves"), push, ply));
   const info = list.find((r) => r.rules === rules);
-  if (!p.get("position") && info && !info.phases.placing) return startRandom(rules, push);
-  return loadText(rules, position, push);
+  if (!p.get("position") && info && !info.phases.placing) return said(startRandom(rules, push));
+  return said(loadText(rules, position, push));
 }
 
 function startRandom(rules, push) {
