@@ -858,6 +858,37 @@ async fn a_bad_ply_in_a_link_is_said_not_fatal() {
     p.close().await;
 }
 
+/// A move and its value stay on one line in the move list, on a desktop
+/// and on a phone ("win in 9 / plies" wrapped before).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn move_values_do_not_wrap() {
+    for (w, h) in [(1280, 900), (390, 844), (800, 900)] {
+        let Some(p) = page(w, h).await else {
+            return;
+        };
+        for (rules, position) in [(SMALL, MILL_SLIDE), (GAME, "start"), (SMALL, LAST_MILL)] {
+            p.board(rules, position, "").await;
+            let wrapped = p
+                .js(
+                    "return [...document.querySelectorAll('.movelist li')].filter(li => { \
+                     const line = parseFloat(getComputedStyle(li).lineHeight) || 20; \
+                     return li.clientHeight > 1.6 * line || li.scrollWidth > li.clientWidth + 1; \
+                     }).map(li => li.textContent)",
+                )
+                .await;
+            assert_eq!(wrapped, json!([]), "{w}x{h} {rules} {position}");
+            let count = p
+                .js("return document.querySelectorAll('.movelist li').length")
+                .await;
+            assert!(count.as_u64().unwrap() > 0, "{rules} {position}: no moves");
+        }
+        p.js("document.querySelector('.movelist').scrollIntoView(); return 0")
+            .await;
+        p.shot(&format!("move-list-{w}.png")).await;
+        p.close().await;
+    }
+}
+
 /// Defect 8: a first click only picks a stone up; another own stone
 /// takes its place.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
