@@ -889,6 +889,29 @@ async fn move_values_do_not_wrap() {
     }
 }
 
+/// No width between a phone's and a desktop's scrolls the page sideways
+/// (the "millbase plays" menu did not shrink between 760 and 870 px).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_width_scrolls_sideways() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    p.board(GAME, "start", "a7 b6").await;
+    for width in (360..=1280).step_by(20) {
+        p.c.set_window_size(width, 900).await.unwrap();
+        let over = p
+            .js("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            .await;
+        assert!(
+            over.as_i64().unwrap() <= 0,
+            "{width} px: {over} px too wide"
+        );
+    }
+    p.c.set_window_size(800, 900).await.unwrap();
+    p.shot("width-800.png").await;
+    p.close().await;
+}
+
 /// Defect 8: a first click only picks a stone up; another own stone
 /// takes its place.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
