@@ -912,6 +912,35 @@ async fn no_width_scrolls_sideways() {
     p.close().await;
 }
 
+/// Going back one ply against millbase shows an earlier position whose
+/// move is in the record; the page never claims millbase is thinking
+/// there, and going forward again leaves the game as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn going_back_against_millbase_is_not_thinking() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    p.board(SMALL, "start", "").await;
+    p.choose("opponent", "b").await;
+    p.click_point(point(SMALL, "d2")).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    p.ready().await;
+    let record = p.record().await;
+    assert_eq!(record.len(), 2, "{record:?}");
+    p.click("#back").await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    p.ready().await;
+    let hint = p.text_of("hint").await;
+    assert!(!hint.contains("thinking"), "{hint}");
+    assert!(hint.contains("earlier position"), "{hint}");
+    assert_eq!(p.record().await, record, "going back changed the game");
+    p.click("#forward").await;
+    p.ready().await;
+    assert_eq!(p.record().await, record);
+    assert!(!p.text_of("hint").await.contains("thinking"));
+    p.close().await;
+}
+
 /// Defect 8: a first click only picks a stone up; another own stone
 /// takes its place.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -511,7 +511,11 @@ function renderHint() {
   const { marks } = candidates(state.pick);
   const kinds = new Set([...marks.values()].map((m) => m.kind));
   let h = "";
-  if (!humanToMove()) h = "millbase is thinking…";
+  // millbase thinks only at the game's last position; at an earlier one
+  // its move is already in the record.
+  const earlier = state.at < state.entries.length - 1;
+  if (!humanToMove() && earlier) h = "An earlier position: millbase's move here is next in the record (▶).";
+  else if (!humanToMove()) h = "millbase is thinking…";
   else if (kinds.has("remove")) h = "Click the stone to take.";
   else if (state.pick.length) h = "Click the point to move to, another of your stones to pick it up instead, or elsewhere to drop it.";
   else if (kinds.has("from") && kinds.has("to")) h = "Click a point to place a stone, or a stone to move it.";
