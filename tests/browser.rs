@@ -223,6 +223,21 @@ impl Page {
         .await;
     }
 
+    /// Plays d2 as White against millbase (`strength` if given) in
+    /// `standard,stones=4` from the start, and returns the record once
+    /// millbase has answered.
+    async fn d2_against_millbase(&self, strength: Option<&str>) -> Vec<String> {
+        self.board(SMALL, "start", "").await;
+        self.choose("opponent", "b").await;
+        if let Some(s) = strength {
+            self.choose("strength", s).await;
+        }
+        self.click_point(point(SMALL, "d2")).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        self.ready().await;
+        self.record().await
+    }
+
     async fn click_point(&self, p: u64) {
         self.c
             .find(Locator::Css(&format!("circle.hit[data-point='{p}']")))
@@ -920,12 +935,7 @@ async fn going_back_against_millbase_is_not_thinking() {
     let Some(p) = page(1280, 900).await else {
         return;
     };
-    p.board(SMALL, "start", "").await;
-    p.choose("opponent", "b").await;
-    p.click_point(point(SMALL, "d2")).await;
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    p.ready().await;
-    let record = p.record().await;
+    let record = p.d2_against_millbase(None).await;
     assert_eq!(record.len(), 2, "{record:?}");
     p.click("#back").await;
     tokio::time::sleep(Duration::from_millis(400)).await;
@@ -1241,23 +1251,12 @@ async fn a_game_against_the_tables() {
         assert_eq!(p.record().await.len(), before - 2);
     }
     // millbase answers each player's move with its best move.
-    p.board(SMALL, "start", "").await;
-    p.choose("opponent", "b").await;
-    p.click_point(point(SMALL, "d2")).await;
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    p.ready().await;
-    let record = p.record().await;
+    let record = p.d2_against_millbase(None).await;
     assert_eq!(record.len(), 2, "{record:?}");
     let after = api(p.addr, SMALL, "d2");
     assert_eq!(record[1], after["moves"][0]["move"]);
     // Practically: the move the API ranks first for practical play.
-    p.board(SMALL, "start", "").await;
-    p.choose("opponent", "b").await;
-    p.choose("strength", "practical").await;
-    p.click_point(point(SMALL, "d2")).await;
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    p.ready().await;
-    let record = p.record().await;
+    let record = p.d2_against_millbase(Some("practical")).await;
     let ranked = get(
         p.addr,
         &format!("/api/v1/query?rules={}&position=d2&practical=1", enc(SMALL)),

@@ -21,7 +21,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
 
 create_exception!(
     millbase,
@@ -596,7 +595,10 @@ fn open_tables(db: PathBuf, rules: &Bound<'_, PyAny>) -> PyResult<PyTables> {
 }
 
 /// Build progress: a bar on the terminal, a Python callback, and the
-/// interrupt that stops the build before its next step.
+/// interrupt that stops the build before its next step. Signals are looked
+/// for after each step, on the calling thread: Python runs its signal
+/// handlers on its main thread only, so the solver's worker threads could
+/// not see them.
 struct PyProgress {
     bar: Option<ProgressBar>,
     callback: Option<Py<PyAny>>,
@@ -606,7 +608,6 @@ struct PyProgress {
     /// The callback's exception or the interrupt, raised when the build
     /// has stopped.
     raised: Mutex<Option<PyErr>>,
-    last_signal_check: Mutex<Instant>,
 }
 
 impl PyProgress {
@@ -643,20 +644,6 @@ impl Progress for PyProgress {
     fn step_started(&self, name: &str, _slots: u64) {
         if let Some(bar) = &self.bar {
             bar.set_message(name.to_string());
-        }
-    }
-
-    fn advance(&self, _work: u64) {
-        // An interrupt is seen within a second, though the build stops
-        // only before its next step.
-        let mut last = self
-            .last_signal_check
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if last.elapsed() > Duration::from_secs(1) {
-            *last = Instant::now();
-            drop(last);
-            self.poll(None);
         }
     }
 
@@ -722,7 +709,6 @@ fn build(
         total,
         stop: AtomicBool::new(false),
         raised: Mutex::new(None),
-        last_signal_check: Mutex::new(Instant::now()),
     };
     let report = py.detach(|| with_threads(threads, || plan.run(&progress)))?;
     if let Some(bar) = &progress.bar {

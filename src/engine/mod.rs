@@ -11,7 +11,7 @@
 
 mod options;
 
-pub use options::{OptionEffect, RuleOptions};
+use options::{OptionEffect, RuleOptions};
 
 use crate::geometry::{Point, PointSet};
 use crate::moves::{Move, legal_moves, next_counter};
@@ -49,9 +49,9 @@ struct Game {
 
 /// How `go` searches where the tables do not answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GoLimits {
+struct GoLimits {
     /// Alpha-beta nodes.
-    pub nodes: u64,
+    nodes: u64,
 }
 
 /// The engine: its table folder, rules, options and game.
