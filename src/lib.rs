@@ -1,4 +1,7 @@
 #![warn(missing_docs)]
+// The core build (`--no-default-features`, the pack reader alone) leaves out
+// the callers of some shared helpers.
+#![cfg_attr(not(feature = "tables"), allow(dead_code, unused_imports))]
 //! millbase: solves mill games (Nine Men's Morris and its variants) by
 //! retrograde analysis.
 //!
@@ -56,70 +59,103 @@
 //! assert_eq!(perft(&Position::start(&rules), &rules, 2), 24 * 23);
 //! ```
 
+#[cfg(feature = "tables")]
 mod answer;
+#[cfg(feature = "tables")]
 mod build;
+mod cache;
 mod color;
+#[cfg(feature = "tables")]
 mod engine;
 mod error;
 mod geometry;
 mod index;
 #[cfg(test)]
 mod layers;
+#[cfg(feature = "tables")]
 mod machine;
+#[cfg(feature = "tables")]
 mod memory;
 mod moves;
 mod notation;
+mod pack;
+#[cfg(feature = "tables")]
 mod placing;
+#[cfg(feature = "tables")]
 mod play;
 mod position;
+#[cfg(feature = "tables")]
 mod query;
 mod render;
 mod rules;
+#[cfg(feature = "serve")]
 mod serve;
+#[cfg(feature = "tables")]
 mod solve;
+#[cfg(feature = "tables")]
 mod table;
 mod value;
+#[cfg(feature = "tables")]
 mod verify;
 
 // The public API, one path per item, grouped by layer.
+#[cfg(feature = "tables")]
 pub use answer::{
     Answer, GameAnswer, GameOver, MoveAnswer, PracticalAnswer, Probed, PureAnswer, QueryError,
     RuleAnswer,
 };
+#[cfg(feature = "tables")]
 pub use build::{Build, BuildError, BuildOptions, BuildReport, PhaseReport};
+#[cfg(feature = "tables")]
 pub use engine::{Engine, run_engine};
 pub use error::ParseError;
 pub use geometry::{Board, Point, PointSet, PointSetIter};
+#[cfg(feature = "tables")]
 pub use index::check::{IndexCheck, check_index};
 pub use index::{
     Indexer, Subspace, SubspaceIndex, all_subspaces, moving_subspaces, placing_subspaces,
 };
+#[cfg(feature = "tables")]
 pub use machine::{MachineFigure, measure as measure_machine};
 pub use moves::{Move, legal_moves, no_moves_draws, perft, perft_divide, unmoves};
 pub use notation::{
     Notation, PositionInput, format_move, parse_position, play_move_list, play_moves_from,
 };
+pub use pack::file::{BLOCK_SLOTS as PACK_BLOCK_SLOTS, PackFile, PackInfo, rules_fingerprint};
+#[cfg(feature = "tables")]
+pub use pack::write::{PACK_LEVEL, PackWriteError, PackedFile, write_pack};
+pub use pack::{Pack, PackError, PackMove, PackValue, pack_carries_depths, pack_path};
+#[cfg(feature = "tables")]
 pub use play::alphabeta::AlphaBeta;
+#[cfg(feature = "tables")]
 pub use play::game_match::{Ending, GameResult, MatchOptions, MatchResult, play_match};
+#[cfg(feature = "tables")]
 pub use play::practical::{PracticalMove, practical_moves};
+#[cfg(feature = "tables")]
 pub use play::{Player, PlayerKind};
 pub use position::{ByColor, Color, Position, PositionError, parse_sanmill, to_sanmill};
+#[cfg(feature = "tables")]
 pub use query::{CounterValue, DEFAULT_CACHE_BLOCKS, MoveValue, ProbeError, RuleDraw, TableSet};
 pub use render::render_position;
 pub use rules::{DoubleMill, Flying, FullBoard, MillRule, PRESETS, Protection, Rules, RulesError};
+#[cfg(feature = "serve")]
 pub use serve::{
     BoardInfo, Catalog, Limits, RuleSetInfo, RunningServer, ServeOptions, router,
     serve_until_interrupted, spawn,
 };
+#[cfg(feature = "tables")]
 pub use solve::{NoProgress, Progress};
+#[cfg(feature = "tables")]
 pub use table::format::reseal;
+#[cfg(feature = "tables")]
 pub use table::{
     BlockFault, CodeLayout, DEFAULT_LEVEL, Damage, Mismatch, PliesCounts, Section, StatsFile,
-    SubspaceStats, Table, TableError, TableFile, TableFolder, TableInfo, Wdl,
-    raise_open_file_limit,
+    SubspaceStats, Table, TableError, TableFile, TableFolder, TableInfo, raise_open_file_limit,
 };
-pub use value::{Encoding, UNUSED, Value, best_first};
+pub use value::{Encoding, UNUSED, Value, Wdl, best_first};
+#[cfg(feature = "tables")]
 pub use verify::check::{BadSlot, SubspaceCheck, built_subspaces, check_subspaces};
+#[cfg(feature = "tables")]
 pub use verify::{
     Method, OpeningSearch, Quiet, SearchOutcome, TablesOutcome, Verification, VerifyError,
     VerifyProgress, verify, wdl_of,

@@ -258,6 +258,47 @@ pub fn best_first(v: &Value) -> (u8, i64) {
     }
 }
 
+impl From<Value> for Wdl {
+    fn from(v: Value) -> Wdl {
+        match v {
+            Value::Win(_) => Wdl::Win,
+            Value::Draw => Wdl::Draw,
+            Value::Loss(_) => Wdl::Loss,
+        }
+    }
+}
+
+/// Win, draw or loss for the side to move, without the plies.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Wdl {
+    /// The side to move wins.
+    Win,
+    /// Neither side can force a win.
+    Draw,
+    /// The side to move loses.
+    Loss,
+}
+
+impl Wdl {
+    /// `"win"`, `"draw"` or `"loss"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Wdl::Win => "win",
+            Wdl::Draw => "draw",
+            Wdl::Loss => "loss",
+        }
+    }
+
+    /// The value for the side that moved into this position.
+    pub fn parent(self) -> Wdl {
+        match self {
+            Wdl::Win => Wdl::Loss,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::Loss => Wdl::Win,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,7 @@ mod faults;
 mod index;
 mod lasker;
 mod nmove;
+mod pack;
 mod perft;
 mod placing;
 mod play;

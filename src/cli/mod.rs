@@ -5,6 +5,7 @@ mod build_cmds;
 mod engine_cmds;
 mod index_cmds;
 mod machine_cmds;
+mod pack_cmds;
 mod play_cmds;
 mod position_cmds;
 mod query_cmds;
@@ -49,6 +50,10 @@ pub enum Command {
     Build(build_cmds::BuildArgs),
     /// The value of a position and of each of its moves, from the tables.
     Query(query_cmds::QueryArgs),
+    /// Write a table pack from built tables: every position's win, draw or
+    /// loss and what a player needs to convert every win, small enough to
+    /// ship in an app (docs/FORMAT.md).
+    Pack(pack_cmds::PackArgs),
     /// Per-subspace counts of wins, draws and losses of the built tables.
     Stats(build_cmds::StatsArgs),
     /// Verify tables: every checksum, and every slot against its children
@@ -177,6 +182,7 @@ pub fn run() -> i32 {
             Command::Perft(a) => position_cmds::perft(&rules, a),
             Command::Build(a) => build_cmds::build_cmd(&rules, a),
             Command::Query(a) => query_cmds::query(&rules, a),
+            Command::Pack(a) => pack_cmds::pack_cmd(&rules, a),
             Command::Stats(a) => build_cmds::stats_cmd(&rules, a),
             Command::Check(a) => table_cmds::check_cmd(&rules, a),
             Command::Info(a) => table_cmds::info_cmd(&rules, a),

@@ -34,6 +34,11 @@ pub struct QueryArgs {
     /// field per move).
     #[arg(long)]
     practical: bool,
+    /// Read a table pack (`millbase pack`) instead of the tables: win, draw
+    /// or loss, the plies where the pack knows them, and the pack player's
+    /// move.
+    #[arg(long, value_name = "DIR")]
+    pack: Option<PathBuf>,
 }
 
 fn describe(v: Value) -> String {
@@ -160,6 +165,14 @@ fn batch(tables: &TableSet, rules: &Rules) -> Result<(), CliError> {
 
 /// `millbase query`.
 pub fn query(rules: &Rules, args: &QueryArgs) -> Result<(), CliError> {
+    if let Some(pack) = &args.pack {
+        if args.position == "-" || args.practical || args.counter.is_some() {
+            return Err(CliError::input(
+                "--pack answers one position, without --practical or --counter",
+            ));
+        }
+        return super::pack_cmds::query_pack(rules, pack, &args.position, args.json);
+    }
     super::db_folder(&args.db)?;
     let tables = TableSet::open(&args.db, rules);
     if args.position == "-" {

@@ -14,6 +14,7 @@
 //! several slots stand for one class; the class takes the smallest of their
 //! ranks and the other slots are unused ([`SubspaceIndex::is_canonical`]).
 
+#[cfg(feature = "tables")]
 pub mod check;
 mod subspace;
 mod tables;

@@ -13,6 +13,7 @@ pub use unmoves::unmoves;
 use crate::geometry::{Board, Point, PointSet};
 use crate::position::Position;
 use crate::rules::{DoubleMill, FullBoard, Protection, Rules};
+#[cfg(feature = "tables")]
 use rayon::prelude::*;
 
 /// A move: where the stone comes from (`None` for a placement), where it
@@ -277,8 +278,13 @@ pub fn perft(pos: &Position, rules: &Rules, depth: u32) -> u64 {
     }
     let mut moves = Vec::new();
     legal_moves(pos, rules, &mut moves);
-    moves
-        .par_iter()
+    // On every core where rayon is built in; the pack reader's core
+    // build counts on one.
+    #[cfg(feature = "tables")]
+    let first = moves.par_iter();
+    #[cfg(not(feature = "tables"))]
+    let first = moves.iter();
+    first
         .map(|m| go(&pos.play(m), rules, depth - 1, &mut Vec::new()))
         .sum()
 }
@@ -287,8 +293,11 @@ pub fn perft(pos: &Position, rules: &Rules, depth: u32) -> u64 {
 pub fn perft_divide(pos: &Position, rules: &Rules, depth: u32) -> Vec<(Move, u64)> {
     let mut moves = Vec::new();
     legal_moves(pos, rules, &mut moves);
-    moves
-        .par_iter()
+    #[cfg(feature = "tables")]
+    let first = moves.par_iter();
+    #[cfg(not(feature = "tables"))]
+    let first = moves.iter();
+    first
         .map(|m| (*m, perft(&pos.play(m), rules, depth.saturating_sub(1))))
         .collect()
 }

@@ -23,9 +23,10 @@ mod read;
 mod wdl;
 mod write;
 
+pub use crate::value::Wdl;
 pub use codes::{CodeLayout, FieldCode, Halves};
 pub use read::{TableFile, TableInfo};
-pub use wdl::{Wdl, WdlBlock};
+pub use wdl::WdlBlock;
 use wdl::{pack_wdl, wdl_bits};
 pub(super) use write::write;
 

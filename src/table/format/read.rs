@@ -385,7 +385,7 @@ impl TableFile {
     }
 
     /// Slots in a block.
-    pub(super) fn slots_in(&self, block: u32) -> usize {
+    pub(crate) fn slots_in(&self, block: u32) -> usize {
         let first = block as u64 * self.info.block_slots as u64;
         self.info
             .slots

@@ -108,37 +108,6 @@ impl WdlBlock {
     }
 }
 
-/// Win, draw or loss for the side to move, without the plies.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub enum Wdl {
-    /// The side to move wins.
-    Win,
-    /// Neither side can force a win.
-    Draw,
-    /// The side to move loses.
-    Loss,
-}
-
-impl Wdl {
-    /// `"win"`, `"draw"` or `"loss"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Wdl::Win => "win",
-            Wdl::Draw => "draw",
-            Wdl::Loss => "loss",
-        }
-    }
-
-    /// The value for the side that moved into this position.
-    pub fn parent(self) -> Wdl {
-        match self {
-            Wdl::Win => Wdl::Loss,
-            Wdl::Draw => Wdl::Draw,
-            Wdl::Loss => Wdl::Win,
-        }
-    }
-}
-
 /// The 2-bit win/draw/loss field of a value code: the value at counter 0
 /// (a cursed win or blessed loss of the N-move rule is a draw).
 #[inline]
