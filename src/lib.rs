@@ -124,7 +124,10 @@ pub use notation::{
 pub use pack::file::{BLOCK_SLOTS as PACK_BLOCK_SLOTS, PackFile, PackInfo, rules_fingerprint};
 #[cfg(feature = "tables")]
 pub use pack::write::{PACK_LEVEL, PackWriteError, PackedFile, write_pack};
-pub use pack::{Pack, PackError, PackMove, PackValue, pack_carries_depths, pack_path};
+pub use pack::{
+    Pack, PackError, PackMove, PackValue, PackVerification, pack_carries_depths, pack_path,
+    verify_pack,
+};
 #[cfg(feature = "tables")]
 pub use play::alphabeta::AlphaBeta;
 #[cfg(feature = "tables")]

@@ -165,6 +165,21 @@ fn standard_six_pack_equals_the_tables_and_converts() {
     let from_pack = Pack::open(&pack, &rules).unwrap().probe(&start).unwrap();
     let from_tables = TableSet::open(db, &rules).probe_wdl(&start).unwrap();
     assert_eq!(from_pack.wdl, from_tables);
+    // `verify --pack` gives the start the tables' verify gives.
+    let verdict = |args: &[&str]| -> String {
+        let out = run_ok(args);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = text.lines().find(|l| l.starts_with("verdict: ")).unwrap_or_else(|| {
+            panic!("{text}")
+        });
+        line["verdict: ".len()..].split_whitespace().next().unwrap().to_string()
+    };
+    let spec = "standard,stones=6";
+    let packed = verdict(&["verify", "--rules", spec, "--pack", pack.to_str().unwrap()]);
+    assert_eq!(packed, from_tables.name());
+    let out = run_ok(&["verify", "--rules", spec, "--db", db.to_str().unwrap(), "--method", "tables"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("is a {packed}")), "{text}");
 }
 
 #[test]
@@ -315,6 +330,24 @@ fn pack_command_resumes_and_query_reads_the_pack() {
             "{position}: the pack's move keeps the value"
         );
     }
+    // A pack given as bytes (an app without files) answers as the folder.
+    let moving = millbase::Subspace::moving(4, 4);
+    let from_folder = Pack::open(&out, &r).unwrap();
+    let bytes = std::fs::read(from_folder.path(moving)).unwrap();
+    let slots = from_folder.file(moving).unwrap().info().slots;
+    let file =
+        millbase::PackFile::from_bytes(Path::new("4-4.mbp"), bytes, &r.moving_rules(), moving, slots)
+            .unwrap();
+    let in_memory = Pack::open(Path::new("/nonexistent"), &r).unwrap().with_file(file).unwrap();
+    let mut rng = Rng(11);
+    for _ in 0..200 {
+        let white = rng.points(r.board().all, 4);
+        let black = rng.points(r.board().all.minus(white), 4);
+        let stones = millbase::ByColor { white, black };
+        let hand = millbase::ByColor { white: 0, black: 0 };
+        let p = Position::new(stones, hand, millbase::Color::Black, &r).unwrap();
+        assert_eq!(in_memory.probe_wdl(&p).unwrap(), from_folder.probe_wdl(&p).unwrap());
+    }
     // Bad input: an N-move rule, a missing pack, a position the pack does
     // not cover.
     let refused = run(&[
@@ -388,4 +421,38 @@ fn the_pack_reader_builds_without_the_solvers_crates() {
         );
     }
     assert!(text.lines().any(|l| l.starts_with("zstd ")), "{text}");
+}
+
+/// `millbase uci --pack` through `match`: the pack's engine, which reads
+/// no table, never loses to the tables' perfect player nor to random play,
+/// and beats random play in most games.
+#[test]
+fn the_engine_plays_from_the_pack() {
+    let rules = "standard,stones=4";
+    let db = shared_db(rules);
+    let r: Rules = rules.parse().unwrap();
+    let out = pack_of(db, &r);
+    // The engine gets an empty table folder: every answer is the pack's.
+    let empty = TempDir::new("pack-engine-no-tables");
+    let engine = format!(
+        "uci:{} uci --db {} --pack {}",
+        env!("CARGO_BIN_EXE_millbase"),
+        empty.arg(),
+        out.arg()
+    );
+    let start = TableSet::open(db, &r).probe(&Position::start(&r)).unwrap();
+    for (opponent, games) in [("random", "6"), ("perfect", "4")] {
+        let played = run_ok(&[
+            "match", opponent, &engine, "--rules", rules, "--games", games, "--db",
+            db.to_str().unwrap(), "--json",
+        ]);
+        let v: serde_json::Value = serde_json::from_slice(&played.stdout).unwrap();
+        let (wins, losses) = (v["wins"].as_u64().unwrap(), v["losses"].as_u64().unwrap());
+        assert_eq!(wins, 0, "{opponent} beat the pack's engine: {v}");
+        if opponent == "random" {
+            assert!(losses >= 4, "{v}");
+        } else if start == Value::Draw {
+            assert_eq!(losses, 0, "{v}");
+        }
+    }
 }

@@ -11,6 +11,9 @@ pub struct UciArgs {
     /// Table folder (the rule sets' tables are read from it on demand).
     #[arg(long, default_value = "db")]
     db: PathBuf,
+    /// Play from a table pack (`millbase pack`) instead of the tables.
+    #[arg(long, value_name = "DIR")]
+    pack: Option<PathBuf>,
 }
 
 /// `millbase uci`: the engine over standard input and output.
@@ -24,7 +27,7 @@ pub fn uci_cmd(rules: &Rules, args: &UciArgs) -> Result<(), CliError> {
     }
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
-    millbase::run_engine(args.db.clone(), *rules, stdin.lock(), &mut stdout).map_err(|e| CliError {
+    millbase::run_engine(args.db.clone(), args.pack.clone(), *rules, stdin.lock(), &mut stdout).map_err(|e| CliError {
         code: 1,
         message: format!("the engine's input or output failed: {e}"),
     })

@@ -108,6 +108,9 @@ pub fn pack_cmd(rules: &Rules, args: &PackArgs) -> Result<(), CliError> {
         print,
     )
     .map_err(|e| write_error(e, rules))?;
+    if !args.subspaces.is_empty() || !built_subspaces(&TableFolder::new(&args.db, rules)).1 {
+        println!("the placing phase is not in this pack: only the subspaces listed above");
+    }
     let total = |f: fn(&PackedFile) -> u64| files.iter().map(f).sum::<u64>();
     let slots = total(|f| f.slots);
     let bytes = total(|f| f.file_bytes);
@@ -138,18 +141,58 @@ fn plies_text(wdl: Wdl, plies: Option<u32>) -> String {
     }
 }
 
+/// Plies of the pack player's line `verify --pack` plays and checks.
+const VERIFY_LINE_PLIES: usize = 40;
+
+/// `millbase verify --pack DIR`: exit 1 if a position on the line is not
+/// worth the best of its moves.
+pub fn verify_pack_cmd(rules: &Rules, dir: &Path) -> Result<(), CliError> {
+    let pack = open_pack(rules, dir)?;
+    let start = std::time::Instant::now();
+    let found = millbase::verify_pack(&pack, VERIFY_LINE_PLIES).map_err(pack_error)?;
+    let board = rules.board();
+    let name = |m: &millbase::Move| format_move(board, m, millbase::Notation::Coords);
+    println!("rules: {}", rules.canonical());
+    println!(
+        "start (from the pack): {}",
+        plies_text(found.start.wdl, found.start.plies)
+    );
+    println!("first moves:");
+    for m in &found.first_moves {
+        println!("  {:<6} {}", name(&m.mv), plies_text(m.wdl, m.plies));
+    }
+    let line: Vec<String> = found.line.iter().map(name).collect();
+    println!("pack player's line: {}", line.join(" "));
+    println!("({:.1} s)", start.elapsed().as_secs_f64());
+    if !found.inconsistent.is_empty() {
+        return Err(CliError {
+            code: 1,
+            message: format!(
+                "{} positions of the line are not worth the best of their moves: the pack is damaged",
+                found.inconsistent.len()
+            ),
+        });
+    }
+    println!("verdict: {} (the line consistent)", found.start.wdl.name());
+    Ok(())
+}
+
+fn open_pack(rules: &Rules, dir: &Path) -> Result<Pack, CliError> {
+    if !dir.is_dir() {
+        return Err(CliError::input(format!(
+            "--pack {}: not a folder (write one with `millbase pack`)",
+            dir.display()
+        )));
+    }
+    Pack::open(dir, rules).map_err(pack_error)
+}
+
 /// `millbase query --pack DIR POSITION`: the value from the pack, every
 /// move's, and the move a pack player makes.
 pub fn query_pack(rules: &Rules, pack: &Path, text: &str, json: bool) -> Result<(), CliError> {
-    if !pack.is_dir() {
-        return Err(CliError::input(format!(
-            "--pack {}: not a folder (write one with `millbase pack`)",
-            pack.display()
-        )));
-    }
+    let pack = open_pack(rules, pack)?;
     let input = parse_position(text, rules).map_err(CliError::input)?;
     let pos = input.position;
-    let pack = Pack::open(pack, rules).map_err(pack_error)?;
     let value = pack.probe(&pos).map_err(pack_error)?;
     let moves = pack.probe_moves(&pos).map_err(pack_error)?;
     let best = moves.first();

@@ -43,6 +43,11 @@ pub struct VerifyArgs {
     /// Search threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// Verify a table pack (`millbase pack`) instead: the start's value and
+    /// every first move's from the pack, and the pack player's line from the
+    /// start with every position on it checked against its moves.
+    #[arg(long, value_name = "DIR")]
+    pack: Option<PathBuf>,
 }
 
 fn show_value(v: Value) -> String {
@@ -205,6 +210,9 @@ impl VerifyProgress for Printer<'_> {
 
 /// `millbase verify`.
 pub fn verify_cmd(rules: &Rules, args: &VerifyArgs) -> Result<(), CliError> {
+    if let Some(pack) = &args.pack {
+        return super::pack_cmds::verify_pack_cmd(rules, pack);
+    }
     super::db_folder(&args.db)?;
     super::use_threads(args.threads)?;
     // Searches read many scattered blocks again and again: keep up to

@@ -18,7 +18,9 @@ use crate::moves::{Move, legal_moves, next_counter};
 use crate::play::alphabeta::AlphaBeta;
 use crate::play::practical::practical_moves;
 use crate::position::{Color, Position, SanmillLine, read_sanmill, write_sanmill};
+use crate::pack::Pack;
 use crate::query::{ProbeError, TableSet};
+use crate::value::Wdl;
 use crate::rules::Rules;
 use crate::value::{Value, best_first};
 use std::io::Write;
@@ -60,6 +62,10 @@ pub struct Engine {
     options: RuleOptions,
     rules: Rules,
     tables: TableSet,
+    /// A table pack to play from instead of the tables, when given: its
+    /// folder, and the pack of the rules in use (`None` under rules a pack
+    /// does not hold, the N-move rule).
+    pack: Option<(PathBuf, Option<Pack>)>,
     practical: bool,
     game: Game,
     search: Option<AlphaBeta>,
@@ -82,10 +88,20 @@ impl Engine {
             db,
             options,
             rules,
+            pack: None,
             practical: false,
             game: Game::start(&rules),
             search: None,
         }
+    }
+
+    /// Plays from the table pack under `dir` (`millbase pack`) instead of
+    /// the tables: a player with only the pack, which wins every won
+    /// position; its scores give the plies where the pack knows them.
+    pub fn with_pack(mut self, dir: PathBuf) -> Engine {
+        let pack = Pack::open(&dir, &self.rules).ok();
+        self.pack = Some((dir, pack));
+        self
     }
 
     /// The rule set in use.
@@ -215,6 +231,9 @@ impl Engine {
     fn set_rules(&mut self, rules: Rules) {
         self.rules = rules;
         self.tables = TableSet::open(&self.db, &rules);
+        if let Some((dir, pack)) = &mut self.pack {
+            *pack = Pack::open(dir, &rules).ok();
+        }
         self.game = Game::start(&rules);
         self.search = None;
     }
@@ -253,7 +272,7 @@ impl Engine {
         let board = self.rules.board();
         let g = self.game.clone();
         // The tables' choice, with the value for the side to move.
-        let chosen: Result<Option<(Vec<Point>, Value)>, ProbeError> = match &g.pending {
+        let chosen: Result<Option<(Vec<Point>, Value)>, String> = match &g.pending {
             Some(p) => self.best_ending(p).map(|(set, v)| {
                 let next = set.minus(p.removed).into_iter().next();
                 next.map(|s| (vec![s], v))
@@ -283,12 +302,12 @@ impl Engine {
                 };
                 writeln!(
                     out,
-                    "info string {} for the side to move ({}play from the tables)",
+                    "info string {} for the side to move ({})",
                     describe(value),
-                    if self.practical {
-                        "practical "
-                    } else {
-                        "perfect "
+                    match (&self.pack, self.practical) {
+                        (Some(_), _) => "play from the pack",
+                        (None, true) => "practical play from the tables",
+                        (None, false) => "perfect play from the tables",
                     }
                 )?;
                 writeln!(
@@ -311,7 +330,26 @@ impl Engine {
 
     /// The best move by the tables (perfect or practical), with its value
     /// for the side to move; `None` when there is none.
-    fn best_move(&self, g: &Game) -> Result<Option<(Move, Value)>, ProbeError> {
+    fn best_move(&self, g: &Game) -> Result<Option<(Move, Value)>, String> {
+        if let Some((_, pack)) = &self.pack {
+            let pack = self.usable(pack)?;
+            let best = pack.best_move(&g.pos).map_err(|e| e.to_string())?;
+            return Ok(best.map(|m| (m.mv, pack_mover_value(m.wdl, m.plies))));
+        }
+        self.table_move(g).map_err(|e| e.to_string())
+    }
+
+    /// The pack, or why it cannot answer.
+    fn usable<'p>(&self, pack: &'p Option<Pack>) -> Result<&'p Pack, String> {
+        pack.as_ref().ok_or_else(|| {
+            format!(
+                "the pack holds no game under `{}` (the N-move rule)",
+                self.rules.short_name()
+            )
+        })
+    }
+
+    fn table_move(&self, g: &Game) -> Result<Option<(Move, Value)>, ProbeError> {
         if self.practical {
             let ranked = practical_moves(&self.tables, &g.pos, g.counter)?;
             return Ok(ranked
@@ -325,10 +363,21 @@ impl Engine {
     }
 
     /// The best way to end a move in progress, by the tables.
-    fn best_ending(&self, p: &Pending) -> Result<(PointSet, Value), ProbeError> {
+    fn best_ending(&self, p: &Pending) -> Result<(PointSet, Value), String> {
         let mut best: Option<(PointSet, Value)> = None;
         for (set, after, counter) in &p.endings {
-            let v = self.tables.probe_at(after, *counter)?.value.parent();
+            let v = match &self.pack {
+                Some((_, pack)) => {
+                    let child = self.usable(pack)?.probe(after).map_err(|e| e.to_string())?;
+                    pack_mover_value(child.wdl.parent(), child.plies.map(|d| d + 1))
+                }
+                None => self
+                    .tables
+                    .probe_at(after, *counter)
+                    .map_err(|e| e.to_string())?
+                    .value
+                    .parent(),
+            };
             if best.is_none_or(|(_, b)| best_first(&v) < best_first(&b)) {
                 best = Some((*set, v));
             }
@@ -395,8 +444,24 @@ fn go_limits(args: &[&str]) -> GoLimits {
 }
 
 /// A value in words.
+/// Plies of a pack's win or loss that the pack does not know (the placing
+/// phase): reported as a win or loss without its plies.
+const UNKNOWN_PLIES: u32 = u32::MAX;
+
+/// A pack's value for the side that moved, as a [`Value`].
+fn pack_mover_value(wdl: Wdl, plies: Option<u32>) -> Value {
+    let plies = plies.unwrap_or(UNKNOWN_PLIES);
+    match wdl {
+        Wdl::Win => Value::Win(plies),
+        Wdl::Draw => Value::Draw,
+        Wdl::Loss => Value::Loss(plies),
+    }
+}
+
 fn describe(v: Value) -> String {
     match v {
+        Value::Win(UNKNOWN_PLIES) => "win (plies not in the pack)".into(),
+        Value::Loss(UNKNOWN_PLIES) => "loss (plies not in the pack)".into(),
         Value::Win(n) => format!("win in {n} plies"),
         Value::Loss(n) => format!("loss in {n} plies"),
         Value::Draw => "draw".into(),
@@ -408,8 +473,8 @@ fn describe(v: Value) -> String {
 /// that it still reads as a mate), a draw as 0.
 fn sanmill_score(white: Value) -> i32 {
     match white {
-        Value::Win(n) => (80 - n as i32).max(49),
-        Value::Loss(n) => -(80 - n as i32).max(49),
+        Value::Win(n) => (80 - n.min(80) as i32).max(49),
+        Value::Loss(n) => -(80 - n.min(80) as i32).max(49),
         Value::Draw => 0,
     }
 }
@@ -563,11 +628,15 @@ impl Game {
 /// the input, answering each line as soon as it is read.
 pub fn run_engine(
     db: PathBuf,
+    pack: Option<PathBuf>,
     rules: Rules,
     input: impl std::io::BufRead,
     output: &mut dyn Write,
 ) -> std::io::Result<()> {
     let mut engine = Engine::new(db, rules);
+    if let Some(dir) = pack {
+        engine = engine.with_pack(dir);
+    }
     for line in input.lines() {
         let line = line?;
         let go_on = engine.handle(&line, output)?;

@@ -197,6 +197,28 @@ impl Pack {
         &self.rules
     }
 
+    /// Adds a file opened elsewhere (from bytes in memory, where there are
+    /// no files to open); it must be made for this pack's rules.
+    pub fn with_file(self, file: PackFile) -> Result<Pack, PackError> {
+        let s = file.info().subspace;
+        let rules = self.file_rules(s);
+        if !rules.takes_tables_of(&file.info().rules) {
+            return Err(PackError::Rules {
+                path: file.path().to_path_buf(),
+                built: file.info().rules.clone(),
+                wanted: rules.canonical(),
+            });
+        }
+        let Some(cell) = self.files.get(&s) else {
+            return Err(PackError::NotCovered {
+                rules: self.rules.short_name(),
+                subspace: s,
+            });
+        };
+        let _ = cell.set(file);
+        Ok(self)
+    }
+
     /// The rules a subspace's file is made for: the moving phase's files
     /// are shared the way tables are (docs/FORMAT.md).
     pub fn file_rules(&self, s: Subspace) -> Rules {
@@ -381,6 +403,48 @@ impl Pack {
     pub fn best_move(&self, pos: &Position) -> Result<Option<PackMove>, PackError> {
         Ok(self.probe_moves(pos)?.into_iter().next())
     }
+}
+
+/// What [`verify_pack`] finds: the start's value from the pack, every
+/// first move's, and the pack player's line from the start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackVerification {
+    /// The value of the start.
+    pub start: PackValue,
+    /// Every first move, best first.
+    pub first_moves: Vec<PackMove>,
+    /// The pack player's moves for both sides from the start, to the end of
+    /// the game or `plies` plies.
+    pub line: Vec<Move>,
+    /// Positions on the line whose value is not the best of their moves'
+    /// (none in a sound pack).
+    pub inconsistent: Vec<Position>,
+}
+
+/// The value of the start from the pack, each first move's, and a line of
+/// `plies` plies by the pack player for both sides, every position on it
+/// checked against its moves: its value must be the best of theirs.
+pub fn verify_pack(pack: &Pack, plies: usize) -> Result<PackVerification, PackError> {
+    let rules = *pack.rules();
+    let mut pos = Position::start(&rules);
+    let start = pack.probe(&pos)?;
+    let first_moves = pack.probe_moves(&pos)?;
+    let (mut line, mut inconsistent) = (Vec::new(), Vec::new());
+    while line.len() < plies {
+        let moves = pack.probe_moves(&pos)?;
+        let Some(best) = moves.first() else { break };
+        if best.wdl != pack.probe_wdl(&pos)? {
+            inconsistent.push(pos);
+        }
+        line.push(best.mv);
+        pos = pos.play(&best.mv);
+    }
+    Ok(PackVerification {
+        start,
+        first_moves,
+        line,
+        inconsistent,
+    })
 }
 
 /// The file of subspace `s` of `rules` in the pack folder `dir`.
