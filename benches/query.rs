@@ -128,4 +128,64 @@ fn main() {
     println!("warm probe, block cached: {hit:.2} us");
     println!("warm win/draw/loss probe, random position: {wdl:.1} us");
     println!("warm probe of every move of a random position: {moves:.0} us");
+    if let Ok(dir) = std::env::var("MILLBASE_PACK") {
+        pack_bench(std::path::Path::new(&dir), &db, &rules, &positions);
+    }
+}
+
+/// `MILLBASE_PACK=DIR`: the pack's probes beside the tables' on the same
+/// positions, each with a fresh cache: win/draw/loss of random positions
+/// (blocks mostly decompressed), the same 500 positions over and over
+/// (blocks cached), and every move of a position.
+fn pack_bench(
+    dir: &std::path::Path,
+    db: &std::path::Path,
+    rules: &millbase::Rules,
+    positions: &[Position],
+) {
+    let pack = millbase::Pack::open(dir, rules).expect("MILLBASE_PACK: a pack of these rules");
+    let tables = TableSet::open(db, rules);
+    let time = |f: &dyn Fn(&Position), ps: &[Position], rounds: usize| {
+        let t = Instant::now();
+        for _ in 0..rounds {
+            for p in ps {
+                f(p);
+            }
+        }
+        t.elapsed().as_secs_f64() * 1e6 / (rounds * ps.len()) as f64
+    };
+    let pack_wdl = |p: &Position| {
+        pack.probe_wdl(p).expect("pack probe");
+    };
+    let table_wdl = |p: &Position| {
+        tables.probe_wdl(p).expect("probe");
+    };
+    let uncached = (
+        time(&pack_wdl, &positions[..5000], 1),
+        time(&table_wdl, &positions[..5000], 1),
+    );
+    let few = &positions[7000..7500];
+    time(&pack_wdl, few, 1);
+    time(&table_wdl, few, 1);
+    let cached = (time(&pack_wdl, few, 200), time(&table_wdl, few, 200));
+    let pack_moves = |p: &Position| {
+        pack.probe_moves(p).expect("pack probe");
+    };
+    let table_moves = |p: &Position| {
+        tables.probe_moves(p).expect("probe");
+    };
+    let moves = (
+        time(&pack_moves, &positions[8000..10_000], 1),
+        time(&table_moves, &positions[8000..10_000], 1),
+    );
+    for (what, (p, t)) in [
+        ("win/draw/loss, random position", uncached),
+        ("win/draw/loss, block cached", cached),
+        ("every move of a random position", moves),
+    ] {
+        println!(
+            "pack against tables, {what}: {p:.2} us against {t:.2} us ({:.2} times)",
+            p / t
+        );
+    }
 }

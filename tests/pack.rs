@@ -169,15 +169,28 @@ fn standard_six_pack_equals_the_tables_and_converts() {
     let verdict = |args: &[&str]| -> String {
         let out = run_ok(args);
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        let line = text.lines().find(|l| l.starts_with("verdict: ")).unwrap_or_else(|| {
-            panic!("{text}")
-        });
-        line["verdict: ".len()..].split_whitespace().next().unwrap().to_string()
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("verdict: "))
+            .unwrap_or_else(|| panic!("{text}"));
+        line["verdict: ".len()..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
     };
     let spec = "standard,stones=6";
     let packed = verdict(&["verify", "--rules", spec, "--pack", pack.to_str().unwrap()]);
     assert_eq!(packed, from_tables.name());
-    let out = run_ok(&["verify", "--rules", spec, "--db", db.to_str().unwrap(), "--method", "tables"]);
+    let out = run_ok(&[
+        "verify",
+        "--rules",
+        spec,
+        "--db",
+        db.to_str().unwrap(),
+        "--method",
+        "tables",
+    ]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains(&format!("is a {packed}")), "{text}");
 }
@@ -335,10 +348,18 @@ fn pack_command_resumes_and_query_reads_the_pack() {
     let from_folder = Pack::open(&out, &r).unwrap();
     let bytes = std::fs::read(from_folder.path(moving)).unwrap();
     let slots = from_folder.file(moving).unwrap().info().slots;
-    let file =
-        millbase::PackFile::from_bytes(Path::new("4-4.mbp"), bytes, &r.moving_rules(), moving, slots)
-            .unwrap();
-    let in_memory = Pack::open(Path::new("/nonexistent"), &r).unwrap().with_file(file).unwrap();
+    let file = millbase::PackFile::from_bytes(
+        Path::new("4-4.mbp"),
+        bytes,
+        &r.moving_rules(),
+        moving,
+        slots,
+    )
+    .unwrap();
+    let in_memory = Pack::open(Path::new("/nonexistent"), &r)
+        .unwrap()
+        .with_file(file)
+        .unwrap();
     let mut rng = Rng(11);
     for _ in 0..200 {
         let white = rng.points(r.board().all, 4);
@@ -346,7 +367,10 @@ fn pack_command_resumes_and_query_reads_the_pack() {
         let stones = millbase::ByColor { white, black };
         let hand = millbase::ByColor { white: 0, black: 0 };
         let p = Position::new(stones, hand, millbase::Color::Black, &r).unwrap();
-        assert_eq!(in_memory.probe_wdl(&p).unwrap(), from_folder.probe_wdl(&p).unwrap());
+        assert_eq!(
+            in_memory.probe_wdl(&p).unwrap(),
+            from_folder.probe_wdl(&p).unwrap()
+        );
     }
     // Bad input: an N-move rule, a missing pack, a position the pack does
     // not cover.
@@ -443,8 +467,16 @@ fn the_engine_plays_from_the_pack() {
     let start = TableSet::open(db, &r).probe(&Position::start(&r)).unwrap();
     for (opponent, games) in [("random", "6"), ("perfect", "4")] {
         let played = run_ok(&[
-            "match", opponent, &engine, "--rules", rules, "--games", games, "--db",
-            db.to_str().unwrap(), "--json",
+            "match",
+            opponent,
+            &engine,
+            "--rules",
+            rules,
+            "--games",
+            games,
+            "--db",
+            db.to_str().unwrap(),
+            "--json",
         ]);
         let v: serde_json::Value = serde_json::from_slice(&played.stdout).unwrap();
         let (wins, losses) = (v["wins"].as_u64().unwrap(), v["losses"].as_u64().unwrap());

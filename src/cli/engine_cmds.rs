@@ -27,7 +27,14 @@ pub fn uci_cmd(rules: &Rules, args: &UciArgs) -> Result<(), CliError> {
     }
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
-    millbase::run_engine(args.db.clone(), args.pack.clone(), *rules, stdin.lock(), &mut stdout).map_err(|e| CliError {
+    millbase::run_engine(
+        args.db.clone(),
+        args.pack.clone(),
+        *rules,
+        stdin.lock(),
+        &mut stdout,
+    )
+    .map_err(|e| CliError {
         code: 1,
         message: format!("the engine's input or output failed: {e}"),
     })

@@ -15,13 +15,13 @@ use options::{OptionEffect, RuleOptions};
 
 use crate::geometry::{Point, PointSet};
 use crate::moves::{Move, legal_moves, next_counter};
+use crate::pack::Pack;
 use crate::play::alphabeta::AlphaBeta;
 use crate::play::practical::practical_moves;
 use crate::position::{Color, Position, SanmillLine, read_sanmill, write_sanmill};
-use crate::pack::Pack;
 use crate::query::{ProbeError, TableSet};
-use crate::value::Wdl;
 use crate::rules::Rules;
+use crate::value::Wdl;
 use crate::value::{Value, best_first};
 use std::io::Write;
 use std::path::PathBuf;

@@ -175,7 +175,7 @@ impl Pack {
     }
 
     /// Like [`Pack::open`], keeping at most `blocks` decompressed blocks
-    /// (each 16 KiB of fields, with its depths once read).
+    /// (each 8 KiB of fields, with its depths once read).
     pub fn with_cache(dir: &Path, rules: &Rules, blocks: usize) -> Result<Pack, PackError> {
         if rules.nmove.is_some() {
             return Err(PackError::NMove(rules.short_name()));
