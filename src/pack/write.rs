@@ -234,7 +234,7 @@ fn write_file(
     };
     let blocks = info.slots.div_ceil(BLOCK_SLOTS as u64) as u32;
     let compress = |raw: &[u8]| {
-        zstd::bulk::compress(raw, level).map_err(|e| PackWriteError::Io(path.to_path_buf(), e))
+        compress_block(raw, level).map_err(|e| PackWriteError::Io(path.to_path_buf(), e))
     };
     type Packed = (Vec<u8>, Vec<u8>, u32);
     let parts: Vec<Packed> = (0..blocks)
@@ -316,6 +316,23 @@ fn write_file(
         file_bytes: offset,
         found: false,
         seconds: 0.0,
+    })
+}
+
+thread_local! {
+    /// One compression context per thread and level: a fresh one per
+    /// block allocates and zeroes its workspace each time.
+    static COMPRESSOR: std::cell::RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+fn compress_block(raw: &[u8], level: i32) -> std::io::Result<Vec<u8>> {
+    COMPRESSOR.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.as_ref().is_none_or(|(l, _)| *l != level) {
+            *c = Some((level, zstd::bulk::Compressor::new(level)?));
+        }
+        c.as_mut().expect("made above").1.compress(raw)
     })
 }
 
