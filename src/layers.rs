@@ -7,8 +7,8 @@ use std::path::Path;
 /// The library's top-level modules, each above the ones before it.
 const LAYERS: &[&str] = &[
     "color", "geometry", "memory", "error", "rules", "value", "position", "moves", "notation",
-    "index", "table", "solve", "placing", "build", "query", "play", "answer", "verify", "engine",
-    "render", "machine", "serve",
+    "index", "cache", "table", "pack", "solve", "placing", "build", "query", "play", "answer",
+    "verify", "engine", "render", "machine", "serve",
 ];
 
 /// Modules the checker must not read: it checks what they made.

@@ -19,6 +19,11 @@
 //! - [`TableSet`]: the one handle that reads a table folder: values of
 //!   positions and moves, at an N-move counter, game records and the
 //!   answers as JSON that `millbase query` and the server give;
+//! - [`Pack`]: a table pack (`millbase pack`, [`write_pack`]): every
+//!   position's win, draw or loss and what a player needs to convert every
+//!   win, in files small enough to ship in an app. With
+//!   `--no-default-features` the crate is this reader and the layers below
+//!   it (no rayon, no HTTP, no command line);
 //! - [`practical_moves`], [`AlphaBeta`] and [`play_match`]: choosing moves
 //!   and playing matches;
 //! - [`verify`] (the value of the start by two methods) and
@@ -29,7 +34,7 @@
 //!
 //! Inside, data flows one way through the modules, each importing only from
 //! those before it (a test holds them to it): geometry, rules, value,
-//! position, moves, notation, index, table, solve and placing (the two
+//! position, moves, notation, index, cache, table, pack, solve and placing (the two
 //! phases' builders), build, query, play, answer, verify, render, machine,
 //! serve. The rules are described in `docs/RULES.md`, the design in
 //! `docs/DESIGN.md`.
