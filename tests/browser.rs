@@ -122,7 +122,6 @@ struct Page {
 async fn page(width: u32, height: u32) -> Option<Page> {
     let (chromium, chromedriver) = browser_programs()?;
     let (addr, _) = server();
-    let (driver, port) = start_driver(&chromedriver);
     let mut caps = serde_json::Map::new();
     caps.insert(
         "goog:chromeOptions".into(),
@@ -132,11 +131,22 @@ async fn page(width: u32, height: u32) -> Option<Page> {
                      "--disable-dev-shm-usage", format!("--window-size={width},{height}")]
         }),
     );
-    let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{port}"))
-        .await
-        .expect("a WebDriver session");
+    // A driver that has just begun to listen may still drop the first
+    // session request on a loaded machine: a new driver, up to three times.
+    let mut attempt = 0;
+    let (c, driver) = loop {
+        attempt += 1;
+        let (driver, port) = start_driver(&chromedriver);
+        match ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps.clone())
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+        {
+            Ok(c) => break (c, driver),
+            Err(e) if attempt < 3 => eprintln!("WebDriver session, attempt {attempt}: {e}"),
+            Err(e) => panic!("a WebDriver session: {e}"),
+        }
+    };
     Some(Page {
         c,
         addr,
