@@ -1313,3 +1313,43 @@ async fn twelve_mens_morris_by_clicking() {
     p.agrees(rules, "a7 g1 b6 f2 c5xg1").await;
     p.close().await;
 }
+
+/// Defect 11: the headline names the winner, so it keeps its words and
+/// colour from ply to ply of a won game ("White wins in 9" became "Black
+/// loses in 8" in red after White's best move), and at the end the
+/// winner's line is the winner's ("Black has lost" before).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_headline_names_the_winner_every_ply() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    let mut moves: Vec<String> = Vec::new();
+    loop {
+        let a = api(p.addr, "three", &format!("start {}", moves.join(" ")));
+        p.board("three", "start", &moves.join(" ")).await;
+        let headline = p
+            .js("const s = document.querySelector('#value span'); \
+                 return [s.textContent, s.className, s.dataset.winner]")
+            .await;
+        let (text, class, winner) = (
+            headline[0].as_str().unwrap().to_string(),
+            headline[1].as_str().unwrap(),
+            headline[2].as_str().unwrap(),
+        );
+        assert_eq!((class, winner), ("win", "w"), "after {moves:?}: {text}");
+        if a["moves"].as_array().unwrap().is_empty() {
+            assert_eq!(text, "White has won", "the end");
+            break;
+        }
+        let plies = a["plies"].as_u64().unwrap();
+        let unit = if plies == 1 { "ply" } else { "plies" };
+        assert_eq!(
+            text,
+            format!("White wins in {plies} {unit}"),
+            "after {moves:?}"
+        );
+        moves.push(a["moves"][0]["move"].as_str().unwrap().to_string());
+        assert!(moves.len() <= 9, "three men's morris: White wins in 9");
+    }
+    p.close().await;
+}

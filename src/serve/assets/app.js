@@ -375,11 +375,15 @@ function renderStatus() {
   if (!a) return;
   v.dataset.value = a.value;
   v.dataset.plies = a.plies === null ? "" : a.plies;
+  // The headline names the winner, so that it reads the same from ply to
+  // ply of a won game: the colour of a win, or of a draw.
+  const winner = a.value === "win" ? pos.side : a.value === "loss" ? otherSide(pos.side) : null;
   const span = document.createElement("span");
-  span.className = a.value;
+  span.className = winner ? "win" : "draw";
+  span.dataset.winner = winner || "";
   span.textContent = a.over
-    ? (a.value === "draw" ? "Drawn" : `${side} ${a.value === "win" ? "has won" : "has lost"}`)
-    : `${side} ${a.value === "win" ? "wins" : a.value === "loss" ? "loses" : "draws"}` +
+    ? (winner ? `${sideName(winner)} has won` : "Drawn")
+    : (winner ? `${sideName(winner)} wins` : "A draw with best play") +
       (a.plies === null ? "" : ` in ${plural(a.plies, "ply", "plies")}`);
   v.appendChild(span);
   if (a.rule_draw && !a.over) v.appendChild(document.createTextNode(` · a ${a.rule_draw}`));
