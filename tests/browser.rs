@@ -1353,3 +1353,59 @@ async fn the_headline_names_the_winner_every_ply() {
     }
     p.close().await;
 }
+
+/// Defect 10: while the stone to take is picked, the move list offers only
+/// the moves of that mill; a click on another does nothing (it played that
+/// move, abandoning the mill, before).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_move_list_waits_while_a_stone_is_taken() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    let a = api(p.addr, SMALL, MILL_SLIDE);
+    p.board(SMALL, MILL_SLIDE, "").await;
+    let live = "return [...document.querySelectorAll('#moves li:not(.inactive)')]\
+                .map(li => li.dataset.move)";
+    let all = p.js(live).await.as_array().unwrap().len();
+    assert_eq!(all, a["moves"].as_array().unwrap().len());
+    // g4-g7 closes the mill a7 d7 g7: the page asks for the stone to take.
+    p.click_point(point(SMALL, "g4")).await;
+    p.click_point(point(SMALL, "g7")).await;
+    let mill: Vec<String> = a["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap().to_string())
+        .filter(|m| m.starts_with("g4-g7x"))
+        .collect();
+    assert!(!mill.is_empty());
+    let mut shown: Vec<String> = p
+        .js(live)
+        .await
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    shown.sort();
+    let mut want = mill.clone();
+    want.sort();
+    assert_eq!(shown, want);
+    // A click on another move changes nothing.
+    p.click("#moves li.inactive").await;
+    assert_eq!(p.position().await, a["position"]);
+    let status = p.text_of("status").await;
+    assert!(status.contains("closed a mill"), "{status}");
+    // A move of the mill plays it.
+    p.click(&format!("#moves li[data-move='{}']", mill[0]))
+        .await;
+    p.ready().await;
+    let played = a["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == mill[0].as_str())
+        .unwrap();
+    assert_eq!(p.position().await, played["after"]);
+    p.close().await;
+}

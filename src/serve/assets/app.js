@@ -396,6 +396,9 @@ function renderMoves() {
   const a = entry().answer;
   if (!a || !a.moves.length) return;
   const groups = { win: "Winning moves", draw: "Drawing moves", loss: "Losing moves" };
+  // While the stone to take is picked, only the moves of that mill stay
+  // live: another would abandon the mill half made.
+  const live = shownCells().closing ? new Set(candidates(state.pick).moves) : null;
   for (const kind of ["win", "draw", "loss"]) {
     const moves = a.moves.filter((m) => m.value === kind);
     if (!moves.length) continue;
@@ -414,7 +417,12 @@ function renderMoves() {
       mv.className = "mv";
       mv.textContent = moveText(m);
       li.append(mv, valueText(m.value, m.plies));
-      li.addEventListener("click", () => { if (state.busy === 0 && humanToMove()) play(m); });
+      if (live && !live.has(m)) {
+        li.classList.add("inactive");
+        li.setAttribute("aria-disabled", "true");
+      } else {
+        li.addEventListener("click", () => { if (state.busy === 0 && humanToMove()) play(m); });
+      }
       ul.appendChild(li);
     }
     box.append(h, ul);
