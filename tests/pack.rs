@@ -283,30 +283,25 @@ fn pack_command_resumes_and_query_reads_the_pack() {
     let rules = "standard,stones=4";
     let db = shared_db(rules);
     let out = TempDir::new("pack-cli");
-    let first = run_ok(&[
-        "pack",
-        "--rules",
-        rules,
-        "--db",
-        db.to_str().unwrap(),
-        "--out",
-        out.arg(),
-    ]);
+    let pack = || {
+        run_ok(&[
+            "pack",
+            "--rules",
+            rules,
+            "--db",
+            db.to_str().unwrap(),
+            "--out",
+            out.arg(),
+        ])
+    };
+    let first = pack();
     let text = String::from_utf8_lossy(&first.stdout);
     assert!(
         text.contains("packed") && text.contains("rules fingerprint"),
         "{text}"
     );
     assert!(!text.contains("found"), "{text}");
-    let again = run_ok(&[
-        "pack",
-        "--rules",
-        rules,
-        "--db",
-        db.to_str().unwrap(),
-        "--out",
-        out.arg(),
-    ]);
+    let again = pack();
     let text = String::from_utf8_lossy(&again.stdout);
     assert!(
         text.lines().filter(|l| l.contains("found")).count() > 10,

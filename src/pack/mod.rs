@@ -134,6 +134,14 @@ struct CachedBlock {
     depths: Option<(Vec<u32>, Vec<u16>)>,
 }
 
+/// A block's fields, read from its file; its depths come when needed.
+fn load_block(f: &PackFile, block: u32) -> Result<CachedBlock, PackError> {
+    Ok(CachedBlock {
+        words: f.wdl_block(block)?,
+        depths: None,
+    })
+}
+
 /// One bit per 2-bit field of a word (its low bit): set for a loss (2).
 #[inline]
 fn loss_bits(word: u64) -> u64 {
@@ -276,16 +284,9 @@ impl Pack {
         let bs = f.info().block_slots as u64;
         let (block, i) = ((slot / bs) as u32, (slot % bs) as usize);
         let field = |b: &CachedBlock| ((b.words[i / 32] >> (2 * (i % 32))) & 3) as u8;
-        let wdl = self.cache.with_block(
-            (s, block),
-            || {
-                Ok::<_, PackError>(CachedBlock {
-                    words: f.wdl_block(block)?,
-                    depths: None,
-                })
-            },
-            |b| field(b),
-        )?;
+        let wdl = self
+            .cache
+            .with_block((s, block), || load_block(f, block), |b| field(b))?;
         let wdl = match wdl {
             0 => Wdl::Draw,
             1 => Wdl::Win,
@@ -302,12 +303,7 @@ impl Pack {
         }
         let half = self.cache.with_block(
             (s, block),
-            || {
-                Ok::<_, PackError>(CachedBlock {
-                    words: f.wdl_block(block)?,
-                    depths: None,
-                })
-            },
+            || load_block(f, block),
             |b| -> Result<u16, PackError> {
                 if b.depths.is_none() {
                     let mut ranks = Vec::with_capacity(b.words.len());
