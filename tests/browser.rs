@@ -1409,3 +1409,65 @@ async fn the_move_list_waits_while_a_stone_is_taken() {
     assert_eq!(p.position().await, played["after"]);
     p.close().await;
 }
+
+/// Defects 4 and 5: the opponent and its style are in the link and survive
+/// a reload (after F5 nothing answered before); "new game" starts again
+/// against the same opponent; "swap sides" gives millbase the other colour.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_opponent_is_in_the_link_with_new_game_and_swap_sides() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    let opponent = "return [state.opponent, state.strength, \
+                    document.getElementById('opponent').value]";
+    // millbase plays White from a link: it opens the game at once.
+    p.open("/?rules=three&position=start&millbase=white&style=random")
+        .await;
+    p.ready().await;
+    wait_for_record(&p, 1).await;
+    assert_eq!(p.js(opponent).await, json!(["w", "random", "w"]));
+    let url = p.url().await;
+    assert_eq!(
+        (url["millbase"].as_str(), url["style"].as_str()),
+        ("white", "random")
+    );
+    // A reload keeps the opponent: after our move, millbase answers.
+    p.c.refresh().await.unwrap();
+    p.ready().await;
+    assert_eq!(p.js(opponent).await, json!(["w", "random", "w"]));
+    let first = p.record().await;
+    let a = api(p.addr, "three", &format!("start {}", first.join(" ")));
+    let ours = a["moves"][0]["move"].as_str().unwrap();
+    click_moves(&p, "three", ours).await;
+    wait_for_record(&p, 3).await;
+    // New game: the start again, millbase (White) moves first again.
+    p.click("#new-game").await;
+    p.ready().await;
+    wait_for_record(&p, 1).await;
+    assert_eq!(p.record().await.len(), 1);
+    // Swap sides: millbase takes Black and answers the move on the board.
+    p.click("#swap").await;
+    p.ready().await;
+    assert_eq!(p.js(opponent).await, json!(["b", "random", "b"]));
+    assert_eq!(p.url().await["millbase"], "black");
+    wait_for_record(&p, 2).await;
+    // A link with a side that is no side says so and plays no one.
+    p.open("/?rules=three&position=start&millbase=green").await;
+    assert_eq!(p.js(opponent).await, json!(["", "perfect", ""]));
+    assert!(p.text_of("error").await.contains("millbase=green"));
+    p.close().await;
+}
+
+/// Waits until the record holds `n` plies (millbase answers after a pause).
+async fn wait_for_record(p: &Page, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while p.record().await.len() < n {
+        assert!(
+            Instant::now() < deadline,
+            "the record stays at {:?}",
+            p.record().await
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    p.ready().await;
+}

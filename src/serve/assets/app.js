@@ -558,6 +558,11 @@ function urlOf() {
   const moves = state.entries.slice(1).map((e) => moveCoords(e.move));
   if (moves.length) params.set("moves", moves.join(" "));
   if (state.at < state.entries.length - 1) params.set("ply", String(state.at));
+  // A game against millbase stays one in the link and across a reload.
+  if (state.opponent) {
+    params.set("millbase", state.opponent === "w" ? "white" : "black");
+    if (state.strength !== "perfect") params.set("style", state.strength);
+  }
   return `/?${params.toString()}`;
 }
 
@@ -712,8 +717,10 @@ function fromUrl(push) {
   const badPly = rawPly !== null && ply === null
     ? `ply=${rawPly} in the link is not a ply number (0, 1, 2, ...): showing the last position`
     : "";
+  const versus = readOpponent(p);
   const said = (loading) => Promise.resolve(loading).then((ok) => {
-    if (badPly) showError(badPly);
+    const errors = [badPly, versus].filter((x) => x);
+    if (errors.length) showError(errors.join(" · "));
     return ok;
   });
   const position = p.get("position") || "start";
@@ -721,6 +728,35 @@ function fromUrl(push) {
   const info = list.find((r) => r.rules === rules);
   if (!p.get("position") && info && !info.phases.placing) return said(startRandom(rules, push));
   return said(loadText(rules, position, push));
+}
+
+// Who millbase plays and how, from a link (`millbase=white|black`,
+// `style=perfect|practical|random`); what cannot be read is said.
+function readOpponent(p) {
+  const side = p.get("millbase");
+  const style = p.get("style");
+  const sides = { white: "w", black: "b" };
+  const styles = ["perfect", "practical", "random"];
+  let bad = "";
+  if (side !== null && !(side in sides)) bad = `millbase=${side} in the link: give white or black`;
+  if (style !== null && !styles.includes(style)) bad = `style=${style} in the link: give ${styles.join(", ")}`;
+  setOpponent(side in sides ? sides[side] : "", styles.includes(style) ? style : "perfect");
+  return bad;
+}
+
+function setOpponent(opponent, strength) {
+  state.opponent = opponent;
+  state.strength = strength;
+  $("opponent").value = opponent;
+  $("strength").value = strength;
+}
+
+// A new game of the same rules against the same opponent: the start, or
+// a new random position of a set without its placing phase.
+function newGame() {
+  const info = state.catalog.rule_sets.find((r) => r.rules === state.rules);
+  if (info && !info.phases.placing) return startRandom(state.rules, true);
+  return loadGame(state.rules, "start", "", true);
 }
 
 function startRandom(rules, push) {
@@ -795,8 +831,20 @@ async function init() {
     render();
   });
   $("best").addEventListener("click", bestLine);
-  $("opponent").addEventListener("change", (e) => { state.opponent = e.target.value; render(); maybeAnswer(); });
-  $("strength").addEventListener("change", (e) => { state.strength = e.target.value; });
+  $("opponent").addEventListener("change", (e) => {
+    state.opponent = e.target.value;
+    updateUrl(false);
+    render();
+    maybeAnswer();
+  });
+  $("strength").addEventListener("change", (e) => { state.strength = e.target.value; updateUrl(false); });
+  $("new-game").addEventListener("click", newGame);
+  $("swap").addEventListener("click", () => {
+    setOpponent(state.opponent ? otherSide(state.opponent) : "w", state.strength);
+    updateUrl(false);
+    render();
+    maybeAnswer();
+  });
   $("undo").addEventListener("click", () => {
     const human = otherSide(state.opponent);
     takeBackTo(lastOwnMove(human, state.entries.length - 1));
