@@ -1471,3 +1471,28 @@ async fn wait_for_record(p: &Page, n: usize) {
     }
     p.ready().await;
 }
+
+/// Defect 1: the browser's back button returns to the player's turn before
+/// the last move, and stays there (it landed on millbase's turn, which
+/// answered again, so Back could never leave).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn back_returns_to_the_players_turn() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    p.open("/?rules=three&position=start&millbase=black").await;
+    let a = api(p.addr, "three", "start");
+    click_moves(&p, "three", a["moves"][0]["move"].as_str().unwrap()).await;
+    wait_for_record(&p, 2).await;
+    p.c.back().await.unwrap();
+    p.ready().await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    p.ready().await;
+    assert_eq!(p.record().await, Vec::<String>::new(), "back at the start");
+    assert!(!p.url().await.contains_key("moves"));
+    // Forward returns to the game as it was.
+    p.c.forward().await.unwrap();
+    p.ready().await;
+    assert_eq!(p.record().await.len(), 2);
+    p.close().await;
+}

@@ -282,12 +282,15 @@ function clickPoint(p) {
 }
 
 // Plays a listed move of the shown position, dropping the entries after it.
-async function play(move) {
+// millbase's answer replaces the history entry of the move it answers, so
+// the browser's back button returns to the player's turn before it (it
+// landed on millbase's turn, which answered again: a trap).
+async function play(move, push = true) {
   state.pick = [];
   state.entries.length = state.at + 1;
   state.entries.push({ answer: null, position: move.after, move });
   state.at += 1;
-  await show(true);
+  await show(push);
 }
 
 // Fetches the answer of the shown entry if needed, then redraws.
@@ -334,7 +337,7 @@ function maybeAnswer() {
   Promise.all([pick(), wait]).then(([choice]) => {
     setBusy(-1);
     // Only if the player did not go elsewhere meanwhile.
-    if (state.at === at && state.entries.length === at + 1) play(choice);
+    if (state.at === at && state.entries.length === at + 1) play(choice, false);
   }, (err) => { setBusy(-1); showError(err.message); });
 }
 
