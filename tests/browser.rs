@@ -1496,3 +1496,45 @@ async fn back_returns_to_the_players_turn() {
     assert_eq!(p.record().await.len(), 2);
     p.close().await;
 }
+
+/// Defect 9: a link that cannot open says so in the status (it read
+/// "White to move" over an empty board), and going back to it while a game
+/// is shown leaves the URL that game's, so "copy link" copies what is shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_that_cannot_open_is_said_and_not_kept() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    let broken = format!("/?rules={}&position=start&moves=d2+zz", enc(GAME));
+    for link in [
+        broken.clone(),
+        format!(
+            "/?rules={}&position=WWWWWWWWWW..............+w+0+0",
+            enc(GAME)
+        ),
+    ] {
+        p.open(&link).await;
+        let status = p.text_of("status").await;
+        assert!(status.contains("cannot be opened"), "{link}: {status}");
+        assert!(!p.text_of("error").await.is_empty(), "{link}");
+    }
+    // A good game, then back to the broken link: the page keeps the game,
+    // and so does the URL.
+    p.open(&broken).await;
+    p.js(&format!(
+        "document.getElementById('position').value = 'a7 b6'; \
+         document.getElementById('rules').value = '{GAME}'; \
+         document.getElementById('go').click(); return 0"
+    ))
+    .await;
+    p.ready().await;
+    assert_eq!(p.record().await, ["a7", "b6"]);
+    p.c.back().await.unwrap();
+    p.ready().await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    p.ready().await;
+    assert_eq!(p.record().await, ["a7", "b6"]);
+    assert_eq!(p.url().await["moves"], "a7 b6");
+    assert!(!p.text_of("error").await.is_empty());
+    p.close().await;
+}

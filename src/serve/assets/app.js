@@ -23,6 +23,7 @@ const state = {
   opponent: "",     // the colour millbase plays ("w", "b"), "" for none
   strength: "perfect",
   fieldText: "",    // what the position field was last set to
+  failed: "",       // why the link opened could not be, while nothing else is shown
   busy: 0,
 };
 
@@ -363,6 +364,8 @@ function renderStatus() {
   if (closing) {
     const k = closing.move.removes.length - (state.pick.length - seqOf(closing.move).length);
     s = `${side} closed a mill: take ${k === 1 ? "a" : k} ${sideName(otherSide(pos.side))} stone${k === 1 ? "" : "s"}`;
+  } else if (!a && state.failed) {
+    s = "This game cannot be opened (the message above says why)";
   } else if (a && a.over) {
     s = `Game over: ${overText(a, pos.side)}`;
   } else {
@@ -592,7 +595,7 @@ async function loadGame(rules, start, moves, push, ply) {
   try {
     if (!board) throw new Error(`no tables of rule set ${rules} here`);
     const game = await api("game", { rules, position: start, moves: moves || "" });
-    Object.assign(state, { rules, info, board, start, pick: [], line: null });
+    Object.assign(state, { rules, info, board, start, pick: [], line: null, failed: "" });
     state.entries = game.positions.map((answer, i) => ({
       answer, position: positionText(answer), move: i ? game.played[i - 1] : null,
     }));
@@ -614,9 +617,13 @@ async function loadGame(rules, start, moves, push, ply) {
     $("rules").value = state.rules || rules;
     if (!state.entries.length && board) {
       // Nothing shown yet: an empty board of that game, with the error.
-      Object.assign(state, { rules, info, board });
+      Object.assign(state, { rules, info, board, failed: e.message });
       state.entries = [{ answer: null, position: ".".repeat(board.points) + " w 0 0", move: null }];
       state.at = 0;
+    } else if (state.entries.length && state.entries[0].answer) {
+      // The page goes on showing the game it had: the URL says so too, so
+      // that "copy link" copies that game, not the link that failed.
+      updateUrl(false);
     }
     if (state.entries.length) render();
     setBusy(-1);
