@@ -126,13 +126,13 @@ pub use moves::{Move, legal_moves, no_moves_draws, perft, perft_divide, unmoves}
 pub use notation::{
     Notation, PositionInput, format_move, parse_position, play_move_list, play_moves_from,
 };
-pub use pack::file::{BLOCK_SLOTS as PACK_BLOCK_SLOTS, PackFile, PackInfo, rules_fingerprint};
+pub use pack::file::{
+    BLOCK_SLOTS as PACK_BLOCK_SLOTS, PackFile, PackInfo, carries_depths as pack_carries_depths,
+    rules_fingerprint,
+};
 #[cfg(feature = "tables")]
 pub use pack::write::{PACK_LEVEL, PackWriteError, PackedFile, write_pack};
-pub use pack::{
-    Pack, PackError, PackMove, PackValue, PackVerification, pack_carries_depths, pack_path,
-    verify_pack,
-};
+pub use pack::{Pack, PackError, PackMove, PackValue, PackVerification, pack_path, verify_pack};
 #[cfg(feature = "tables")]
 pub use play::alphabeta::AlphaBeta;
 #[cfg(feature = "tables")]

@@ -15,7 +15,10 @@ use std::path::Path;
 
 /// Writes the pack of every built table of `rules` under `db`.
 fn pack_of(db: &Path, rules: &Rules) -> TempDir {
-    let out = TempDir::new(&format!("pack-{}", rules.short_name()));
+    // A folder of its own per call: tests packing the same rules run at once.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = TempDir::new(&format!("pack-{}-{n}", rules.short_name()));
     let (subspaces, placing) = built_subspaces(&TableFolder::new(db, rules));
     assert!(placing, "the whole game is built");
     write_pack(db, rules, &out, &subspaces, PACK_LEVEL, |_| {}).unwrap();

@@ -25,7 +25,7 @@ use crate::moves::{Move, legal_moves};
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::value::Wdl;
-use file::{PackFile, carries_depths};
+use file::PackFile;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -377,12 +377,11 @@ impl Pack {
             Wdl::Loss => depth,
             Wdl::Draw => None,
             Wdl::Win => {
-                let moves = self.probe_moves(pos)?;
-                let winning = moves.iter().filter(|m| m.wdl == Wdl::Win);
                 // The shortest win is exact only if every winning move's
                 // depth is known.
-                winning
-                    .clone()
+                self.probe_moves(pos)?
+                    .iter()
+                    .filter(|m| m.wdl == Wdl::Win)
                     .map(|m| m.plies)
                     .collect::<Option<Vec<u32>>>()
                     .and_then(|p| p.into_iter().min())
@@ -451,9 +450,4 @@ pub fn pack_path(dir: &Path, rules: &Rules, s: Subspace) -> PathBuf {
         rules.family_rules().folder_name()
     };
     dir.join(folder).join(format!("{s}.mbp"))
-}
-
-/// Whether the files of `rules` carry the depths of `s`'s lost slots.
-pub fn pack_carries_depths(rules: &Rules, s: Subspace) -> bool {
-    carries_depths(rules, s)
 }
