@@ -516,6 +516,15 @@ impl Build {
                             exits.insert(t);
                         }
                     }
+                } else if let Some(next) = steps.get(n + 1) {
+                    // The next subspace often reads the one just made: it
+                    // was read back and compared when written, so it need
+                    // not be read again.
+                    for t in tables {
+                        if next.exits.contains(&t.subspace) {
+                            exits.insert(t);
+                        }
+                    }
                 }
             }
             done.seconds = started.elapsed().as_secs_f64();

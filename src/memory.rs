@@ -10,10 +10,21 @@ pub fn huge_vec_with<T>(len: usize, f: impl FnMut() -> T) -> Vec<T> {
     v
 }
 
-/// An empty byte vector with room for `len` bytes, its pages advised huge.
-pub fn huge_capacity(len: usize) -> Vec<u8> {
-    let v: Vec<u8> = Vec::with_capacity(len);
-    advise_huge(v.as_ptr(), len);
+/// [`huge_vec_with`] filled on every core: a large array's first touch
+/// is the kernel zeroing its pages, which one thread does slowly.
+pub fn huge_vec_par<T: Send>(len: usize, f: impl Fn() -> T + Sync) -> Vec<T> {
+    use rayon::prelude::*;
+    let mut v: Vec<T> = Vec::with_capacity(len);
+    advise_huge(v.as_ptr().cast(), len * std::mem::size_of::<T>());
+    v.spare_capacity_mut()[..len]
+        .par_chunks_mut(1 << 16)
+        .for_each(|c| {
+            for x in c {
+                x.write(f());
+            }
+        });
+    // SAFETY: the loop above wrote each of the first `len` elements.
+    unsafe { v.set_len(len) };
     v
 }
 

@@ -31,7 +31,7 @@ use crate::table::Table;
 use crate::value::{Encoding, UNUSED, Value, best_first};
 use preference::Preferences;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
 
 /// The children's tables of one subspace, by the number of stones removed.
 struct Children<'a> {
@@ -82,6 +82,49 @@ impl Children<'_> {
     }
 }
 
+/// Where the pass writes the codes of the table it makes.
+trait Codes: Sync {
+    fn store(&self, slot: u64, code: u16);
+    fn prefetch(&self, slot: u64);
+}
+
+/// Two bytes a slot.
+impl Codes for [AtomicU16] {
+    #[inline]
+    fn store(&self, slot: u64, code: u16) {
+        self[slot as usize].store(code, Relaxed);
+    }
+
+    #[inline]
+    fn prefetch(&self, slot: u64) {
+        crate::memory::prefetch(&self[slot as usize]);
+    }
+}
+
+/// One byte a slot, as [`Table`] keeps a table whose codes all fit one
+/// (every table of the standard game), 255 standing for [`UNUSED`]; a
+/// code that does not fit is noted in `wide`, and the table is then made
+/// again two bytes wide.
+struct Narrow<'a> {
+    codes: &'a [AtomicU8],
+    wide: &'a AtomicBool,
+}
+
+impl Codes for Narrow<'_> {
+    #[inline]
+    fn store(&self, slot: u64, code: u16) {
+        if code >= 255 && code != UNUSED {
+            self.wide.store(true, Relaxed);
+        }
+        self.codes[slot as usize].store(code as u8, Relaxed);
+    }
+
+    #[inline]
+    fn prefetch(&self, slot: u64) {
+        crate::memory::prefetch(&self.codes[slot as usize]);
+    }
+}
+
 /// Positions whose quiet children are looked up together.
 const BATCH: usize = 32;
 
@@ -106,14 +149,14 @@ struct Batch {
 impl Batch {
     /// Folds in the children and writes each pending position's code (a
     /// position without moves has lost).
-    fn flush(&mut self, children: &Children<'_>, out: &[AtomicU16], broken: &AtomicBool) {
+    fn flush<C: Codes + ?Sized>(&mut self, children: &Children<'_>, out: &C, broken: &AtomicBool) {
         for p in self.pending.drain(..) {
             let mut best = p.best;
             for &(removed, slot) in &self.lookups[p.children] {
                 fold(&mut best, children.value_at(removed, slot), broken);
             }
             let code = children.encoding.code(best.unwrap_or(Value::Loss(0)));
-            out[p.slot as usize].store(code, Relaxed);
+            out.store(p.slot, code);
         }
         self.followed += self.lookups.len() as u64;
         self.lookups.clear();
@@ -235,17 +278,19 @@ pub(crate) fn solve_subspace(
     tables: &Exits,
     progress: &dyn Progress,
 ) -> Option<Table> {
-    solve_subspace_by(rules, s, tables, progress, true)
+    solve_subspace_by(rules, s, tables, progress, true, false)
 }
 
 /// [`solve_subspace`], reading children as preferences where it can
-/// (`preferences`) or every move through the general step generator.
+/// (`preferences`) or every move through the general step generator,
+/// and writing two bytes a slot from the start if `two_bytes`.
 fn solve_subspace_by(
     rules: &Rules,
     s: Subspace,
     tables: &Exits,
     progress: &dyn Progress,
     preferences: bool,
+    two_bytes: bool,
 ) -> Option<Table> {
     let board = rules.board();
     let indexer = Indexer::for_board(board);
@@ -283,54 +328,91 @@ fn solve_subspace_by(
     let fast = preferences(0);
     let broken = AtomicBool::new(false);
     let visits = AtomicU64::new(0);
-    let codes: Vec<AtomicU16> =
-        crate::memory::huge_vec_with(index.slots() as usize, || AtomicU16::new(UNUSED));
-    let ctx = Context {
-        rules,
-        s,
-        index: &index,
-        children: &children,
-        codes: &codes,
-        broken: &broken,
-        captures: preferences(1),
+    let slots = index.slots() as usize;
+    // One byte a slot first: a table that needs two is made again.
+    let narrow: Vec<AtomicU8> = crate::memory::huge_vec_par(slots, || AtomicU8::new(255));
+    let wide = AtomicBool::new(two_bytes);
+    if !two_bytes {
+        let codes = Narrow {
+            codes: &narrow,
+            wide: &wide,
+        };
+        let ctx = Context {
+            rules,
+            s,
+            index: &index,
+            children: &children,
+            codes: &codes,
+            broken: &broken,
+            captures: preferences(1),
+        };
+        run_pass(&ctx, &mirror, &fast, &visits, progress);
+    }
+    let table = if wide.into_inner() {
+        drop(narrow);
+        let codes: Vec<AtomicU16> = crate::memory::huge_vec_par(slots, || AtomicU16::new(UNUSED));
+        let ctx = Context {
+            rules,
+            s,
+            index: &index,
+            children: &children,
+            codes: codes.as_slice(),
+            broken: &broken,
+            captures: preferences(1),
+        };
+        run_pass(&ctx, &mirror, &fast, &visits, progress);
+        let codes: Vec<u16> = codes.into_iter().map(AtomicU16::into_inner).collect();
+        Table::from_codes(s, &codes)
+    } else {
+        let data: Vec<u8> = narrow.into_iter().map(AtomicU8::into_inner).collect();
+        Table::from_raw(s, 1, data)
     };
-    progress.stage("placing", mirror.orbits());
-    (0..mirror.orbits())
-        .into_par_iter()
-        .for_each_init(Scratch::default, |scratch, orbit| {
-            match &fast {
-                Some(f) if f.fill(orbit, &mut scratch.preferences) => {
-                    ctx.placements_block(&mirror, orbit, scratch)
-                }
-                _ => ctx.general_block(&mirror, orbit, scratch),
-            }
-            let batch = &mut scratch.batch;
-            batch.flush(&children, &codes, &broken);
-            visits.fetch_add(std::mem::take(&mut batch.followed), Relaxed);
-            progress.advance(1);
-        });
     progress.visits(visits.into_inner());
     if broken.into_inner() {
         return None;
     }
-    let codes: Vec<u16> = codes.into_iter().map(AtomicU16::into_inner).collect();
-    Some(Table::from_codes(s, &codes).with_encoding(children.encoding))
+    Some(table.with_encoding(children.encoding))
+}
+
+/// One pass over the blocks of `mirror`, writing into `ctx`'s codes.
+fn run_pass<C: Codes + ?Sized>(
+    ctx: &Context<'_, C>,
+    mirror: &SubspaceIndex<'_>,
+    fast: &Option<ChildPreferences<'_>>,
+    visits: &AtomicU64,
+    progress: &dyn Progress,
+) {
+    progress.stage("placing", mirror.orbits());
+    (0..mirror.orbits())
+        .into_par_iter()
+        .for_each_init(Scratch::default, |scratch, orbit| {
+            match fast {
+                Some(f) if f.fill(orbit, &mut scratch.preferences) => {
+                    ctx.placements_block(mirror, orbit, scratch)
+                }
+                _ => ctx.general_block(mirror, orbit, scratch),
+            }
+            let batch = &mut scratch.batch;
+            batch.flush(ctx.children, ctx.codes, ctx.broken);
+            visits.fetch_add(std::mem::take(&mut batch.followed), Relaxed);
+            progress.advance(1);
+        });
 }
 
 /// What every block of one placing subspace's pass shares.
-struct Context<'a> {
+struct Context<'a, C: ?Sized> {
     rules: &'a Rules,
     s: Subspace,
     index: &'a SubspaceIndex<'a>,
     children: &'a Children<'a>,
-    codes: &'a [AtomicU16],
+    codes: &'a C,
     broken: &'a AtomicBool,
     /// The children of one-stone captures as preferences, when the mover
     /// places.
     captures: Option<ChildPreferences<'a>>,
 }
 
-impl Context<'_> {
+impl<C: Codes + ?Sized> Context<'_, C> {
     /// Queues the child of a capture: `after` the mover's stones, `left`
     /// the opponent's, the opponent being the block's `them` before it.
     #[inline]
@@ -379,6 +461,11 @@ impl Context<'_> {
             let side = child.index.prepare(left);
             let orbit = side.base / child.index.block_size();
             block.state = if side.stabiliser == 0 {
+                // The block's positions read a few thousand of its codes,
+                // each a cache miss when met: fetched together at once.
+                child
+                    .table
+                    .prefetch_range(side.base, child.index.block_size());
                 CaptureState::Direct(side)
             } else if child.fill(orbit, &mut block.preferences) {
                 CaptureState::Ready(side)
@@ -425,7 +512,7 @@ impl Context<'_> {
         if first < batch.lookups.len() {
             // Without children to read, the writes of a batch measured
             // faster without this prefetch (about a tenth of a subspace).
-            crate::memory::prefetch(&self.codes[slot as usize]);
+            self.codes.prefetch(slot);
         }
         batch.pending.push(Pending {
             slot,
@@ -485,13 +572,9 @@ impl Context<'_> {
             let closing = PointSet(closing).intersect(empty);
             let ranks = OneMore::new(pack(us, free));
             let mut best = preference::NONE;
-            let mut quiet = pack(empty.minus(closing), free);
+            let quiet = pack(empty.minus(closing), free);
             let mut moves = quiet.count_ones() as usize;
-            while quiet != 0 {
-                let r = ranks.rank(quiet.trailing_zeros());
-                best = best.max(preferences[r as usize]);
-                quiet &= quiet - 1;
-            }
+            ranks.for_each_rank(quiet, |r| best = best.max(preferences[r as usize]));
             let first = batch.lookups.len();
             for to in closing {
                 // What a placement that closes a mill is worth depends only
@@ -649,12 +732,16 @@ mod tests {
                 }
             }
             for s in placing_subspaces(&rules) {
-                let fast = solve_subspace_by(&rules, s, &exits, &NoProgress, true).unwrap();
-                let general = solve_subspace_by(&rules, s, &exits, &NoProgress, false).unwrap();
+                let fast = solve_subspace_by(&rules, s, &exits, &NoProgress, true, false).unwrap();
+                // The general path writing two bytes a slot, as for a
+                // table whose codes do not all fit one.
+                let general =
+                    solve_subspace_by(&rules, s, &exits, &NoProgress, false, true).unwrap();
                 assert!(
                     codes(&fast) == codes(&general),
                     "{spec}, {s}: the tables differ"
                 );
+
                 exits.insert(fast);
             }
         }

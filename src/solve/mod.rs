@@ -24,7 +24,7 @@ pub mod graph;
 
 use crate::geometry::{Board, PointSet};
 use crate::index::{Indexer, Subspace, SubspaceIndex};
-use crate::memory::{huge_vec_with, prefetch};
+use crate::memory::{huge_vec_par, prefetch};
 use crate::moves::blocked_draws;
 use crate::rules::Rules;
 
@@ -1009,15 +1009,15 @@ fn solve_twins_sharing(
         exits,
         values: idx
             .iter()
-            .map(|i| huge_vec_with(i.slots() as usize, || AtomicU16::new(DRAW)))
+            .map(|i| huge_vec_par(i.slots() as usize, || AtomicU16::new(DRAW)))
             .collect(),
         counts: idx
             .iter()
-            .map(|i| huge_vec_with(i.slots() as usize, || AtomicU8::new(0)))
+            .map(|i| huge_vec_par(i.slots() as usize, || AtomicU8::new(0)))
             .collect(),
         exit_summary: idx
             .iter()
-            .map(|i| huge_vec_with(i.slots() as usize, || AtomicU8::new(0)))
+            .map(|i| huge_vec_par(i.slots() as usize, || AtomicU8::new(0)))
             .collect(),
         decided: idx.iter().map(|_| Mutex::new(Vec::new())).collect(),
         idx,

@@ -77,21 +77,28 @@ pub struct Table {
 impl Table {
     /// A table from value codes, stored one byte wide when they fit.
     pub fn from_codes(subspace: Subspace, codes: &[u16]) -> Table {
-        let narrow = codes.iter().all(|&c| c < 255 || c == UNUSED);
+        use rayon::prelude::*;
+        const CHUNK: usize = 1 << 16;
+        let narrow = codes.par_iter().all(|&c| c < 255 || c == UNUSED);
+        let width = if narrow { 1 } else { 2 };
         // Finished tables are read at random as exits of later pairs.
-        let mut data = crate::memory::huge_capacity(codes.len() * if narrow { 1 } else { 2 });
-        if narrow {
-            data.extend(
-                codes
-                    .iter()
-                    .map(|&c| if c == UNUSED { 255 } else { c as u8 }),
-            );
-        } else {
-            data.extend(codes.iter().flat_map(|c| c.to_le_bytes()));
-        }
+        let mut data = crate::memory::huge_vec_par(codes.len() * width, || 0u8);
+        data.par_chunks_mut(CHUNK * width)
+            .zip(codes.par_chunks(CHUNK))
+            .for_each(|(out, codes)| {
+                if narrow {
+                    for (o, &c) in out.iter_mut().zip(codes) {
+                        *o = if c == UNUSED { 255 } else { c as u8 };
+                    }
+                } else {
+                    for (o, c) in out.chunks_exact_mut(2).zip(codes) {
+                        o.copy_from_slice(&c.to_le_bytes());
+                    }
+                }
+            });
         Table {
             subspace,
-            width: if narrow { 1 } else { 2 },
+            width: width as u8,
             encoding: Encoding::Plies,
             data,
         }
@@ -174,6 +181,16 @@ impl Table {
     pub fn prefetch(&self, slot: u64) {
         let i = slot as usize * self.width as usize;
         if i < self.data.len() {
+            crate::memory::prefetch(&self.data[i]);
+        }
+    }
+
+    /// Prefetches the codes of `count` slots from `first` on, a cache line
+    /// at a time.
+    pub fn prefetch_range(&self, first: u64, count: u64) {
+        let w = self.width as usize;
+        let end = ((first + count) as usize * w).min(self.data.len());
+        for i in (first as usize * w..end).step_by(64) {
             crate::memory::prefetch(&self.data[i]);
         }
     }

@@ -501,26 +501,58 @@ impl TableFile {
     pub fn decode(&self) -> Result<Table, TableError> {
         let width = self.info.width as usize;
         let len = self.info.slots as usize * width;
-        let mut data = crate::memory::huge_capacity(len);
-        data.resize(len, 0);
+        let mut data = crate::memory::huge_vec_par(len, || 0u8);
         // Each block decodes into its own part of the table.
         data.par_chunks_mut(self.info.block_slots as usize * width)
             .enumerate()
-            .try_for_each(|(i, out)| {
-                let i = i as u32;
-                match self.info.layout {
-                    CodeLayout::Codes => out.copy_from_slice(&self.code_block(i)?),
-                    CodeLayout::DecisiveHalves(_) => {
-                        let wdl = self.wdl_block(i)?;
-                        let halves = self.halves_block(i, wdl.decisive)?;
-                        if !wdl.expand(&halves, width as u8, out) {
-                            return Err(self.block_error(Section::Codes, i, BlockFault::TooDeep));
-                        }
-                    }
-                }
-                Ok::<(), TableError>(())
-            })?;
+            .try_for_each(|(i, out)| self.decode_block_into(i as u32, out))?;
         Ok(Table::from_raw(self.info.subspace, self.info.width, data)
             .with_encoding(self.info.encoding))
+    }
+
+    /// Decompresses block `block`'s codes into `out` (its slots times the
+    /// width), checked.
+    fn decode_block_into(&self, block: u32, out: &mut [u8]) -> Result<(), TableError> {
+        match self.info.layout {
+            CodeLayout::Codes => self.decompress_into(Section::Codes, block, out),
+            CodeLayout::DecisiveHalves(_) => {
+                let wdl = self.wdl_block(block)?;
+                let halves = self.halves_block(block, wdl.decisive)?;
+                if wdl.expand(&halves, self.info.width, out) {
+                    Ok(())
+                } else {
+                    Err(self.block_error(Section::Codes, block, BlockFault::TooDeep))
+                }
+            }
+        }
+    }
+
+    /// Whether the file holds exactly the codes `raw` (as
+    /// [`Table::raw`] has them), with every block and the file checksum
+    /// checked: [`Self::verify`] and [`Self::decode`] in one pass, a block
+    /// at a time, without the whole table in memory twice.
+    pub fn holds(&self, raw: &[u8]) -> Result<bool, TableError> {
+        let width = self.info.width as usize;
+        let block_bytes = self.info.block_slots as usize * width;
+        if raw.len() != self.info.slots as usize * width
+            || raw.len().div_ceil(block_bytes.max(1)) != self.info.blocks as usize
+        {
+            return Ok(false);
+        }
+        // The block index was checked against the file checksum at open,
+        // and each block is checked against its entry as it is read.
+        raw.par_chunks(block_bytes)
+            .enumerate()
+            .map_init(Vec::new, |buf, (i, want)| {
+                let i = i as u32;
+                if let CodeLayout::Codes = self.info.layout {
+                    // Not read by the decoding: its checksum all the same.
+                    self.with_block_bytes(Section::Wdl, i, |_| ())?;
+                }
+                buf.resize(want.len(), 0);
+                self.decode_block_into(i, buf)?;
+                Ok(buf.as_slice() == want)
+            })
+            .try_reduce(|| true, |a, b| Ok(a && b))
     }
 }

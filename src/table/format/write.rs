@@ -115,8 +115,7 @@ pub(in crate::table) fn write(
         drop(f);
         // Read back what reached the file before it takes the final name.
         let back = TableFile::open(&tmp, rules, table.subspace, table.len())?;
-        back.verify()?;
-        if back.decode()?.raw() != raw {
+        if !back.holds(raw)? {
             return Err(TableError::Corrupt(tmp.clone(), Damage::ReadBack));
         }
         Ok(())
