@@ -25,6 +25,10 @@ const state = {
   fieldText: "",    // what the position field was last set to
   failed: "",       // why the link opened could not be, while nothing else is shown
   busy: 0,
+  focusPoint: 0,    // the board's point in the tab order
+  focusLater: null, // focus to give back once its part is drawn (focusKey)
+  hide: false,      // values hidden while playing against millbase
+  hint: null,       // the entry whose best move the hint shows
 };
 
 function setBusy(delta) {
@@ -133,7 +137,7 @@ const seqOf = (m) => (m.from === null ? [m.to] : [m.from, m.to]);
 // "from" (pick up a stone), "to" (a target) or "remove".
 function candidates(pick) {
   const e = entry();
-  if (!e || !e.answer) return { moves: [], marks: new Map() };
+  if (!e || !e.answer || repeated()) return { moves: [], marks: new Map() };
   const moves = e.answer.moves.filter((m) => {
     const seq = seqOf(m);
     for (let i = 0; i < pick.length; i++) {
@@ -205,6 +209,10 @@ function drawBoard() {
   }
   const { marks } = candidates(state.pick);
   const last = closing ? null : e.move;
+  // The points of the hinted move: its stone, its target, its removals.
+  const hinted = new Set();
+  const best = hintMove();
+  if (best) for (const q of [best.from, best.to, ...best.removes]) if (q !== null) hinted.add(q);
   for (let p = 0; p < b.points; p++) {
     const [x, y] = xy(p);
     const c = cells[p];
@@ -222,8 +230,9 @@ function drawBoard() {
     }
     const m = marks.get(p);
     if (m) {
-      const v = m.best.value;
-      const plies = m.best.plies === null ? "" : m.best.plies;
+      const hidden = valuesHidden();
+      const v = hidden ? (hinted.has(p) ? "hint" : "hidden") : m.best.value;
+      const plies = hidden || m.best.plies === null ? "" : m.best.plies;
       if (m.kind === "to") {
         el("circle", { cx: x, cy: y, r: 24, class: `mark target ${v}` }, svg);
         el("text", { x, y, class: "plies" }, svg).textContent = plies;
@@ -236,22 +245,138 @@ function drawBoard() {
   // Labels above the stones, hit areas above everything.
   for (let p = 0; p < b.points; p++) {
     const [x, y] = xy(p);
-    el("text", { x: x + 34, y: state.flipped ? y - 36 : y + 50, class: "label" }, svg).textContent = pointName(p);
+    const [dx, dy] = labelOffset(p);
+    el("text", { x: x + dx, y: y + dy, class: "label" }, svg).textContent = pointName(p);
   }
+  // The stones just taken, where they stood.
+  if (last && last.removes) {
+    for (const r of last.removes) {
+      if (cells[r] !== ".") continue;
+      const [x, y] = xy(r);
+      el("circle", { cx: x, cy: y, r: 26, class: "captured", "data-captured": r }, svg);
+      el("path", { d: `M${x - 14} ${y - 14}L${x + 14} ${y + 14}M${x + 14} ${y - 14}L${x - 14} ${y + 14}`, class: "captured" }, svg);
+    }
+  }
+  // One point of the board is in the tab order (a roving tab stop): Tab
+  // passes the board in one step, and the arrow keys move between points.
+  if (!(state.focusPoint >= 0 && state.focusPoint < b.points)) state.focusPoint = 0;
   for (let p = 0; p < b.points; p++) {
     const [x, y] = xy(p);
     const m = marks.get(p);
     const hit = el("circle", {
-      cx: x, cy: y, r: 46, class: "hit", "data-point": p, tabindex: 0, role: "button",
+      cx: x, cy: y, r: 46, class: "hit", "data-point": p, role: "button",
+      tabindex: p === state.focusPoint ? 0 : -1,
       "aria-label": `point ${b.coords[p]}${cells[p] === "W" ? ", White stone" : cells[p] === "B" ? ", Black stone" : ""}`,
-      "data-kind": m ? m.kind : "", "data-value": m ? m.best.value : "",
-      "data-plies": m && m.best.plies !== null ? m.best.plies : "",
+      "data-kind": m ? m.kind : "", "data-value": m && !valuesHidden() ? m.best.value : "",
+      "data-plies": m && !valuesHidden() && m.best.plies !== null ? m.best.plies : "",
     }, svg);
-    hit.addEventListener("click", () => clickPoint(p));
+    hit.addEventListener("click", () => { state.focusPoint = p; clickPoint(p); });
+    hit.addEventListener("focus", () => { state.focusPoint = p; });
     hit.addEventListener("keydown", (ev) => {
-      if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); clickPoint(p); }
+      if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); clickPoint(p); return; }
+      const to = pointToward(p, ev.key);
+      if (to === undefined) return;
+      // The arrows move between points here, not through the game.
+      ev.preventDefault();
+      ev.stopPropagation();
+      if (to !== null) focusPoint(to);
     });
   }
+}
+
+// Where a point's label goes (the offset of its baseline): below right of
+// it (above right when the board is turned) unless a line runs that way;
+// else in the direction that keeps farthest from every line from it (the
+// diagonals of three and twelve men's morris).
+function labelOffset(p) {
+  const [x, y] = xy(p);
+  const lines = [];
+  for (const [a, c] of state.board.edges) {
+    if (a !== p && c !== p) continue;
+    const [qx, qy] = xy(a === p ? c : a);
+    lines.push(Math.atan2(qy - y, qx - x));
+  }
+  const want = state.flipped ? -0.9 : 0.9;
+  const gap = (u, v) => { const d = Math.abs(u - v) % (2 * Math.PI); return Math.min(d, 2 * Math.PI - d); };
+  // The wish first, then every 64th of a turn, the nearest to it first.
+  const turns = [want, ...Array.from({ length: 64 }, (_, k) => -Math.PI + k * Math.PI / 32)
+    .sort((u, v) => gap(u, want) - gap(v, want))];
+  let best = want, bestScore = -1;
+  for (const t of turns) {
+    const clear = Math.min(Math.PI, ...lines.map((l) => gap(t, l)));
+    // At least 30 degrees clear is enough: then the nearest to the wish.
+    const score = Math.min(clear, Math.PI / 6);
+    if (score > bestScore + 1e-9) { best = t; bestScore = score; }
+  }
+  const r = 50;
+  return [r * Math.cos(best), r * Math.sin(best) + 8];
+}
+
+const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+
+// The nearest point from `p` in the direction of an arrow key as the board
+// is drawn (`null` if none, `undefined` for another key).
+function pointToward(p, key) {
+  const d = ARROWS[key];
+  if (!d) return undefined;
+  const [x0, y0] = xy(p);
+  let best = null, bestCost = Infinity;
+  for (let q = 0; q < state.board.points; q++) {
+    const [x, y] = xy(q);
+    const along = (x - x0) * d[0] + (y - y0) * d[1];
+    if (along <= 0) continue;
+    const across = Math.abs((x - x0) * d[1]) + Math.abs((y - y0) * d[0]);
+    const cost = along + 4 * across;
+    if (cost < bestCost) { best = q; bestCost = cost; }
+  }
+  return best;
+}
+
+function focusPoint(p) {
+  state.focusPoint = p;
+  for (const h of document.querySelectorAll("#board .hit")) {
+    h.setAttribute("tabindex", Number(h.dataset.point) === p ? 0 : -1);
+  }
+  const h = document.querySelector(`#board .hit[data-point="${p}"]`);
+  if (h) h.focus();
+}
+
+// What has the keyboard focus among the parts a redraw replaces, to give
+// it back afterwards (a redraw used to drop it, and Tab began again).
+function focusKey() {
+  const a = document.activeElement;
+  if (!a || !a.dataset) return null;
+  if (a.dataset.point !== undefined) return ["point", a.dataset.point];
+  if (a.closest("#moves") && a.dataset.move !== undefined) return ["move", a.dataset.move];
+  if (a.closest("#record") && a.dataset.ply !== undefined) return ["ply", a.dataset.ply];
+  return null;
+}
+
+// Gives the focus back to what `focusKey` named, or its nearest kin; false
+// if there is nothing to take it yet (the move list while the answer is
+// on its way).
+function restoreFocus(k) {
+  if (!k || document.activeElement && document.activeElement !== document.body) return true;
+  let t = null;
+  if (k[0] === "point") t = document.querySelector(`#board .hit[data-point="${k[1]}"]`);
+  else if (k[0] === "move") {
+    t = document.querySelector(`#moves li[data-move="${CSS.escape(k[1])}"]:not(.inactive)`)
+      || document.querySelector("#moves li:not(.inactive)");
+  } else if (k[0] === "ply") {
+    t = document.querySelector("#record td.current") || document.querySelector(`#record td[data-ply="${k[1]}"]`);
+  }
+  if (t) t.focus({ preventScroll: true });
+  return t !== null;
+}
+
+// Enter and Space on a list item or a cell act as a click.
+function activate(node, f) {
+  node.setAttribute("tabindex", 0);
+  node.setAttribute("role", "button");
+  node.addEventListener("click", f);
+  node.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); f(); }
+  });
 }
 
 function humanToMove() {
@@ -261,7 +386,7 @@ function humanToMove() {
 }
 
 function clickPoint(p) {
-  if (state.busy > 0 || !humanToMove()) return;
+  if (state.busy > 0 || !humanToMove() || repeated()) return;
   const { marks } = candidates(state.pick);
   if (!marks.has(p)) {
     // Another stone of one's own picks that one up; anywhere else drops
@@ -317,6 +442,7 @@ function maybeAnswer() {
   const e = entry();
   if (!state.opponent || !e.answer || state.at !== state.entries.length - 1) return;
   if (parsePosition(e.answer.position).side !== state.opponent || !e.answer.moves.length) return;
+  if (repeated()) return;
   const moves = e.answer.moves;
   const at = state.at;
   setBusy(1);
@@ -340,6 +466,20 @@ function maybeAnswer() {
     // Only if the player did not go elsewhere meanwhile.
     if (state.at === at && state.entries.length === at + 1) play(choice, false);
   }, (err) => { setBusy(-1); showError(err.message); });
+}
+
+// Whether the shown position is drawn by threefold repetition: its third
+// occurrence (the same board, side to move and stones in hand) in the game
+// up to it. Under an N-move rule the counter stands in for it.
+function repeated() {
+  const a = entry() && entry().answer;
+  if (!a || a.over || a.counter != null) return false;
+  let n = 0;
+  for (let i = 0; i <= state.at; i++) {
+    const b = state.entries[i].answer;
+    if (b && b.position === a.position) n += 1;
+  }
+  return n >= 3;
 }
 
 function overText(a, side) {
@@ -368,6 +508,8 @@ function renderStatus() {
     s = "This game cannot be opened (the message above says why)";
   } else if (a && a.over) {
     s = `Game over: ${overText(a, pos.side)}`;
+  } else if (repeated()) {
+    s = "Game over: drawn by threefold repetition (this position has occurred three times)";
   } else {
     s = `${side} to move`;
     if (state.opponent) s += pos.side === state.opponent ? " (millbase)" : " (you)";
@@ -375,10 +517,18 @@ function renderStatus() {
     if (pos.counter !== null) s += ` · N-move counter ${pos.counter}`;
   }
   $("status").textContent = s;
-  $("status").dataset.over = a && a.over ? a.over : "";
+  $("status").dataset.over = a && a.over ? a.over : repeated() ? "repetition" : "";
   const v = $("value");
   v.replaceChildren();
   if (!a) return;
+  if (valuesHidden()) {
+    v.dataset.value = v.dataset.plies = "";
+    const span = document.createElement("span");
+    span.className = "hidden-value";
+    span.textContent = "Values hidden while you play";
+    v.appendChild(span);
+    return;
+  }
   v.dataset.value = a.value;
   v.dataset.plies = a.plies === null ? "" : a.plies;
   // The headline names the winner, so that it reads the same from ply to
@@ -387,6 +537,14 @@ function renderStatus() {
   const span = document.createElement("span");
   span.className = winner ? "win" : "draw";
   span.dataset.winner = winner || "";
+  if (repeated() && !a.over) {
+    span.className = "draw";
+    span.dataset.winner = "";
+    span.textContent = "Drawn by repetition";
+    v.appendChild(span);
+    v.appendChild(document.createTextNode(` · with best play: ${valueText(a.value, a.plies)}`));
+    return;
+  }
   span.textContent = a.over
     ? (winner ? `${sideName(winner)} has won` : "Drawn")
     : (winner ? `${sideName(winner)} wins` : "A draw with best play") +
@@ -402,37 +560,74 @@ function renderMoves() {
   const a = entry().answer;
   if (!a || !a.moves.length) return;
   const groups = { win: "Winning moves", draw: "Drawing moves", loss: "Losing moves" };
+  const hidden = valuesHidden();
+  const practical = !hidden && !state.opponent ? practicalOf(entry()) : null;
   // While the stone to take is picked, only the moves of that mill stay
   // live: another would abandon the mill half made.
-  const live = shownCells().closing ? new Set(candidates(state.pick).moves) : null;
-  for (const kind of ["win", "draw", "loss"]) {
-    const moves = a.moves.filter((m) => m.value === kind);
+  // After a threefold repetition none is (the game is drawn).
+  const live = repeated() ? new Set()
+    : shownCells().closing ? new Set(candidates(state.pick).moves) : null;
+  // With the values hidden, one group in the order of the moves' names
+  // (the tables' order would give the best away), no value shown.
+  const byName = (x, y) => (moveText(x) < moveText(y) ? -1 : moveText(x) > moveText(y) ? 1 : 0);
+  for (const kind of hidden ? ["hidden"] : ["win", "draw", "loss"]) {
+    const moves = hidden ? a.moves.slice().sort(byName) : a.moves.filter((m) => m.value === kind);
     if (!moves.length) continue;
     const h = document.createElement("h3");
     h.className = kind;
-    h.textContent = `${groups[kind]} (${moves.length})`;
+    h.textContent = `${hidden ? "Your moves" : groups[kind]} (${moves.length})`;
     const ul = document.createElement("ul");
     ul.dataset.group = kind;
     for (const m of moves) {
       const li = document.createElement("li");
-      li.className = m.value;
       li.dataset.move = m.move;
-      li.dataset.value = m.value;
-      li.dataset.plies = m.plies === null ? "" : m.plies;
       const mv = document.createElement("span");
       mv.className = "mv";
       mv.textContent = moveText(m);
-      li.append(mv, valueText(m.value, m.plies));
+      if (hidden) {
+        li.append(mv);
+      } else {
+        li.className = m.value;
+        li.dataset.value = m.value;
+        li.dataset.plies = m.plies === null ? "" : m.plies;
+        li.append(mv, valueText(m.value, m.plies));
+        const pr = practical && practical.get(m.move);
+        if (pr) {
+          // The practical choice stands out; every move's trap score is
+          // in its title (the list keeps one line a move).
+          li.dataset.practicalRank = pr.rank === null ? "" : pr.rank;
+          li.title = pr.rank === null ? "gives value away"
+            : `practical rank ${pr.rank}: ${trapText(pr)}`;
+          if (pr.rank === 1) li.classList.add("practical-pick");
+        }
+      }
       if (live && !live.has(m)) {
         li.classList.add("inactive");
         li.setAttribute("aria-disabled", "true");
       } else {
-        li.addEventListener("click", () => { if (state.busy === 0 && humanToMove()) play(m); });
+        activate(li, () => { if (state.busy === 0 && humanToMove()) play(m); });
       }
       ul.appendChild(li);
     }
     box.append(h, ul);
   }
+  // The practical choice in words, with its trap score.
+  const pick = practical && a.moves.find((m) => (practical.get(m.move) || {}).rank === 1);
+  if (pick) {
+    const p = document.createElement("p");
+    p.id = "practical-choice";
+    p.className = "practical-choice";
+    p.textContent = `Practical choice: ${moveText(pick)}, ${trapText(practical.get(pick.move))}.`;
+    box.prepend(p);
+  }
+}
+
+// How many of the opponent's replies a move's practical ranking found
+// giving value away.
+function trapText(pr) {
+  return pr.replies
+    ? `traps ${(pr.score / 10).toFixed(1)} % of the replies (${pr.errors} of ${pr.replies} go wrong)`
+    : "no reply can go wrong";
 }
 
 // A move that made the mover's value worse: win to draw or loss, draw to loss.
@@ -455,15 +650,23 @@ function renderRecord() {
     td.className = "ply" + (i === state.at ? " current" : "");
     td.dataset.ply = i;
     td.textContent = moveText(e.move);
-    if (isMistake(i)) {
-      const before = state.entries[i - 1].answer.value;
+    if (valuesHidden()) {
+      td.title = "";
+    } else if (isMistake(i)) {
+      const before = state.entries[i - 1].answer;
+      const better = before.moves[0];
       td.classList.add("mistake", e.move.value);
-      td.title = `a mistake: ${before} to ${e.move.value}`;
-      td.dataset.mistake = `${before}-${e.move.value}`;
+      td.title = `a mistake: ${before.value} to ${e.move.value}; better ${moveText(better)} (${valueText(better.value, better.plies)})`;
+      td.dataset.mistake = `${before.value}-${e.move.value}`;
+      td.dataset.better = better.move;
+      const b = document.createElement("small");
+      b.className = "better";
+      b.textContent = `better ${moveText(better)}`;
+      td.append(b);
     } else {
       td.title = valueText(e.move.value, e.move.plies);
     }
-    td.addEventListener("click", () => { state.at = i; state.pick = []; show(false); });
+    activate(td, () => { state.at = i; state.pick = []; show(false); });
     return td;
   };
   for (let i = 1; i < state.entries.length; i++) {
@@ -487,18 +690,88 @@ function renderRecord() {
     tr.appendChild(td);
     tb.appendChild(tr);
   }
+  scrollToCurrent();
   $("back").disabled = state.at === 0;
   $("forward").disabled = state.at >= state.entries.length - 1;
   const human = state.opponent ? otherSide(state.opponent) : null;
   $("undo").hidden = $("takeback").hidden = !human;
+  // Which move was a mistake is a value too.
+  if (valuesHidden()) $("takeback").hidden = true;
   $("undo").disabled = !human || lastOwnMove(human, state.entries.length - 1) === null;
   $("takeback").disabled = !human || lastMistake(human) === null;
+  $("best").disabled = valuesHidden();
+  $("hint-move").hidden = !valuesHidden();
+  $("hint-move").disabled = !humanToMove() || !(entry().answer && entry().answer.moves.length);
+  $("hide").checked = state.hide;
+  renderResult();
+}
+
+// Scrolls the record's box (not the page) so that the current ply shows.
+function scrollToCurrent() {
+  const box = $("record-box");
+  const cur = box.querySelector("td.current");
+  if (!cur) { if (state.at === 0) box.scrollTop = 0; return; }
+  const r = cur.getBoundingClientRect(), b = box.getBoundingClientRect();
+  const head = box.querySelector("thead").getBoundingClientRect().height;
+  if (r.top < b.top + head) box.scrollTop -= b.top + head - r.top;
+  else if (r.bottom > b.bottom) box.scrollTop += r.bottom - b.bottom;
+}
+
+// The result of a game against millbase, plainly, once it is over.
+function renderResult() {
+  const last = state.entries[state.entries.length - 1];
+  const a = last && last.answer;
+  const over = a && (a.over || (state.at === state.entries.length - 1 && repeated()));
+  $("result").hidden = !(state.opponent && over);
+  if ($("result").hidden) return;
+  const side = parsePosition(a.position).side;
+  const winner = a.over ? (a.value === "loss" ? otherSide(side) : a.value === "win" ? side : null) : null;
+  const human = otherSide(state.opponent);
+  const why = a.over ? overText(a, side) : "the same position three times";
+  const text = winner === null ? `A draw: ${why}.`
+    : winner === human ? `You won: ${why}.` : `millbase won: ${why}.`;
+  $("result-text").textContent = text;
+  $("result").dataset.result = winner === null ? "draw" : winner === human ? "won" : "lost";
+}
+
+// Whether values are hidden now: playing against millbase with the option
+// on, until the game is over.
+function valuesHidden() {
+  if (!state.hide || !state.opponent) return false;
+  const last = state.entries[state.entries.length - 1];
+  const a = last && last.answer;
+  if (a && a.over) return false;
+  if (state.at === state.entries.length - 1 && repeated()) return false;
+  return true;
+}
+
+// The move the hint shows: a best move of the shown position, once asked.
+function hintMove() {
+  const a = entry() && entry().answer;
+  if (!valuesHidden() || state.hint !== state.at || !a || !a.moves.length) return null;
+  return a.moves[0];
+}
+
+// The practical ranking of an entry's moves (by move text), fetched once
+// when first shown in analysis; null until it has come.
+function practicalOf(e) {
+  if (!e || !e.answer || !e.answer.moves.length) return null;
+  if (e.practical) return e.practical;
+  if (!e.practicalAsked) {
+    e.practicalAsked = true;
+    api("query", { rules: state.rules, position: positionText(e.answer), practical: 1 }).then((a) => {
+      e.practical = new Map(a.moves.map((m) => [m.move, m.practical]));
+      if (entry() === e) keepingFocus(renderMoves);
+    }, () => {});
+  }
+  return null;
 }
 
 function renderLine() {
   const ol = $("line");
   ol.replaceChildren();
   const line = state.line;
+  if (valuesHidden()) return;
   // A line belongs to the position it was asked for.
   if (!line || line.at !== state.at || !entry().answer || line.position !== positionText(entry().answer)) return;
   line.answers.slice(0, -1).forEach((a, i) => {
@@ -510,14 +783,16 @@ function renderLine() {
     mv.textContent = moveText(m);
     li.append(mv, valueText(m.value, m.plies));
     li.dataset.move = m.move;
-    // Clicking a ply plays the line up to it.
+    // Clicking a ply goes to it with the whole line in the record, so
+    // that ▶ goes on along it.
     li.addEventListener("click", () => {
-      state.entries.length = state.at + 1;
-      for (let k = 0; k <= i; k++) {
+      const from = state.at;
+      state.entries.length = from + 1;
+      for (let k = 0; k + 1 < line.answers.length; k++) {
         const step = line.answers[k].moves[0];
         state.entries.push({ answer: line.answers[k + 1], position: step.after, move: step });
       }
-      state.at = state.entries.length - 1;
+      state.at = from + i + 1;
       state.pick = [];
       show(true);
     });
@@ -534,6 +809,7 @@ function renderHint() {
   const earlier = state.at < state.entries.length - 1;
   if (!humanToMove() && earlier) h = "An earlier position: millbase's move here is next in the record (▶).";
   else if (!humanToMove()) h = "millbase is thinking…";
+  else if (hintMove()) h = `Hint: ${moveText(hintMove())}.`;
   else if (kinds.has("remove")) h = "Click the stone to take.";
   else if (state.pick.length) h = "Click the point to move to, another of your stones to pick it up instead, or elsewhere to drop it.";
   else if (kinds.has("from") && kinds.has("to")) h = "Click a point to place a stone, or a stone to move it.";
@@ -543,12 +819,21 @@ function renderHint() {
 }
 
 function render() {
-  drawBoard();
-  renderStatus();
-  renderMoves();
-  renderRecord();
-  renderLine();
-  renderHint();
+  keepingFocus(() => {
+    drawBoard();
+    renderStatus();
+    renderMoves();
+    renderRecord();
+    renderLine();
+    renderHint();
+  });
+}
+
+// Redraws with `f`, the keyboard focus given back after it.
+function keepingFocus(f) {
+  const focus = focusKey() || state.focusLater;
+  f();
+  state.focusLater = restoreFocus(focus) ? null : focus;
 }
 
 // The game as the position field shows it: the move list from the start,
@@ -568,6 +853,7 @@ function urlOf() {
   if (state.opponent) {
     params.set("millbase", state.opponent === "w" ? "white" : "black");
     if (state.strength !== "perfect") params.set("style", state.strength);
+    if (state.hide) params.set("hide", "1");
   }
   return `/?${params.toString()}`;
 }
@@ -751,6 +1037,7 @@ function readOpponent(p) {
   if (side !== null && !(side in sides)) bad = `millbase=${side} in the link: give white or black`;
   if (style !== null && !styles.includes(style)) bad = `style=${style} in the link: give ${styles.join(", ")}`;
   setOpponent(side in sides ? sides[side] : "", styles.includes(style) ? style : "perfect");
+  state.hide = p.get("hide") === "1";
   return bad;
 }
 
@@ -849,6 +1136,14 @@ async function init() {
   });
   $("strength").addEventListener("change", (e) => { state.strength = e.target.value; updateUrl(false); });
   $("new-game").addEventListener("click", newGame);
+  $("hide").addEventListener("change", (e) => { state.hide = e.target.checked; updateUrl(false); render(); });
+  $("hint-move").addEventListener("click", () => { state.hint = state.at; render(); });
+  // Analysis: millbase stops playing, every value shows, mistakes are marked.
+  $("analyse").addEventListener("click", () => {
+    setOpponent("", state.strength);
+    updateUrl(false);
+    render();
+  });
   $("swap").addEventListener("click", () => {
     setOpponent(state.opponent ? otherSide(state.opponent) : "w", state.strength);
     updateUrl(false);
@@ -886,6 +1181,8 @@ async function init() {
     else if (e.key === "ArrowRight") $("forward").click();
     else if (e.key === "Escape" && state.pick.length) { state.pick = []; render(); }
   });
+  // A pointer's choice ends any focus waiting to be given back.
+  document.addEventListener("pointerdown", () => { state.focusLater = null; });
   window.addEventListener("popstate", () => fromUrl(false));
   setBusy(1);
   try {

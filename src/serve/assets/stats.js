@@ -169,9 +169,13 @@ async function init() {
     return;
   }
   const sel = $("rules");
-  for (const r of catalog.rule_sets) {
+  // In order (stones=10 after stones=9), each set built only in part
+  // marked as such.
+  const sets = catalog.rule_sets.slice().sort((a, b) => naturalCompare(a.rules, b.rules));
+  for (const r of sets) {
     const o = document.createElement("option");
-    o.value = o.textContent = r.rules;
+    o.value = r.rules;
+    o.textContent = r.phases && !r.phases.placing ? `${r.rules} (moving phase only)` : r.rules;
     sel.appendChild(o);
   }
   sel.addEventListener("change", () => { if (sel.value) load(sel.value); });
@@ -200,3 +204,17 @@ async function init() {
 }
 
 init();
+
+// Texts compared with their runs of digits as numbers.
+function naturalCompare(a, b) {
+  const parts = (t) => t.match(/\D*\d*/g).filter((x) => x).map((x) => {
+    const m = x.match(/^(\D*)(\d*)$/);
+    return [m[1], m[2] ? Number(m[2]) : -1];
+  });
+  const pa = parts(a), pb = parts(b);
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    if (pa[i][0] !== pb[i][0]) return pa[i][0] < pb[i][0] ? -1 : 1;
+    if (pa[i][1] !== pb[i][1]) return pa[i][1] - pb[i][1];
+  }
+  return pa.length - pb.length;
+}
