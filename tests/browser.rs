@@ -1086,6 +1086,14 @@ async fn a_phone_sees_value_board_and_moves_together() {
         w[0].as_f64().unwrap() <= w[1].as_f64().unwrap() + 1.0,
         "{w}"
     );
+    // The charts' text keeps its size on a phone (it was 5-6 px).
+    let smallest = p
+        .js(
+            "return Math.min(...[...document.querySelectorAll('#wdl text, #plies text')]\
+             .map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))",
+        )
+        .await;
+    assert!(smallest.as_f64().unwrap() >= 11.0, "{smallest} px");
     p.shot("phone-stats.png").await;
     p.close().await;
 }
@@ -2051,5 +2059,184 @@ async fn the_record_box_follows_the_current_ply() {
     assert_eq!(p.js("return state.at").await, json!(moves.len()));
     assert_eq!(p.js(visible).await, json!([true, true, 0]));
     p.shot("record-box-1280x900.png").await;
+    p.close().await;
+}
+
+/// Plays the game shown against millbase to its end, the player (`human`,
+/// "w" or "b") taking the first listed move (`best`) or the last; returns
+/// the result box's verdict ("won", "drawn" or "lost").
+async fn play_out(p: &Page, rules: &str, human: &str, best: bool) -> String {
+    for _ in 0..400 {
+        p.ready().await;
+        if p.js("return document.getElementById('status').dataset.over")
+            .await
+            != json!("")
+        {
+            break;
+        }
+        let a = api(p.addr, rules, &p.position().await);
+        let side = a["position"].as_str().unwrap().split(' ').nth(1).unwrap();
+        assert_eq!(side, human, "the player's turn: {a}");
+        let moves = a["moves"].as_array().unwrap();
+        let m = if best {
+            &moves[0]
+        } else {
+            moves.last().unwrap()
+        };
+        p.js(&format!(
+            "play(state.entries[state.at].answer.moves.find(m => m.move === {}))",
+            m["move"]
+        ))
+        .await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    p.ready().await;
+    assert_eq!(
+        p.js("return getComputedStyle(document.getElementById('result')).display")
+            .await
+            != json!("none"),
+        true,
+        "a result is said"
+    );
+    p.js("return document.getElementById('result').dataset.result")
+        .await
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Whole games against millbase from the start to the result: lost (with
+/// Back, a reload and a copied link opened in another browser in the
+/// middle), drawn (by repetition) and won.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn whole_games_against_millbase() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    // Lost, White against millbase's Black.
+    p.open(&format!(
+        "/?rules={}&position=start&millbase=black",
+        enc(SMALL)
+    ))
+    .await;
+    for _ in 0..3 {
+        let a = api(p.addr, SMALL, &p.position().await);
+        let worst = a["moves"].as_array().unwrap().last().unwrap()["move"].clone();
+        p.js(&format!(
+            "play(state.entries[state.at].answer.moves.find(m => m.move === {worst}))"
+        ))
+        .await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        p.ready().await;
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        p.ready().await;
+    }
+    assert_eq!(p.record().await.len(), 6);
+    // Back: the player's turn before the last move, nobody thinking.
+    p.c.back().await.unwrap();
+    p.ready().await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    p.ready().await;
+    assert_eq!(p.record().await.len(), 4);
+    assert_eq!(p.js("return humanToMove()").await, json!(true));
+    // A reload keeps the game and the opponent.
+    p.c.refresh().await.unwrap();
+    p.ready().await;
+    assert_eq!(p.record().await.len(), 4);
+    assert_eq!(p.js("return state.opponent").await, json!("b"));
+    // The copied link, opened in another browser, goes on with it.
+    p.click("#copy-link").await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while p
+        .js("return document.getElementById('copied').dataset.url || ''")
+        .await
+        == json!("")
+    {
+        assert!(Instant::now() < deadline, "no link copied");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let url = p
+        .js("return document.getElementById('copied').dataset.url")
+        .await;
+    let url = url.as_str().unwrap();
+    let q = page(390, 844).await.unwrap();
+    q.open(&url[url.find("/?").unwrap()..]).await;
+    assert_eq!(q.record().await.len(), 4);
+    assert_eq!(play_out(&q, SMALL, "w", false).await, "lost");
+    q.shot("lost-390x844.png").await;
+    q.close().await;
+    // Drawn: both sides' best moves until a position comes a third time.
+    p.open(&format!(
+        "/?rules={}&position=start&millbase=black",
+        enc(SMALL)
+    ))
+    .await;
+    let start = api(p.addr, SMALL, "start");
+    assert_eq!(start["value"], "draw");
+    assert_eq!(play_out(&p, SMALL, "w", true).await, "draw");
+    assert_eq!(
+        p.js("return document.getElementById('status').dataset.over")
+            .await,
+        json!("repetition")
+    );
+    p.shot("drawn-1280x900.png").await;
+    // Won: from a position the player wins, best moves to the end.
+    let won = BUILT
+        .iter()
+        .find(|r| api(p.addr, r, "start")["value"] == "win");
+    let (rules, position, human) = match won {
+        Some(r) => (r.to_string(), "start".to_string(), "w"),
+        None => (SMALL.to_string(), MILL_SLIDE.to_string(), "w"),
+    };
+    assert_eq!(api(p.addr, &rules, &position)["value"], "win");
+    p.open(&format!(
+        "/?rules={}&position={}&millbase=black",
+        enc(&rules),
+        enc(&position)
+    ))
+    .await;
+    assert_eq!(play_out(&p, &rules, human, true).await, "won");
+    assert!(p.text_of("result-text").await.starts_with("You won"));
+    p.shot("won-1280x900.png").await;
+    p.close().await;
+}
+
+/// A move arrives briefly (160 ms): a slide from the point it left, a
+/// placement growing; only on the redraw right after the move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_arrives_briefly() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    let arriving = "return [...document.querySelectorAll('#board .stone.arrive')].map(s => \
+                    [Number(s.dataset.at), getComputedStyle(s).animationName, getComputedStyle(s).animationDuration, \
+                     s.style.getPropertyValue('--dx')])";
+    p.board(SMALL, "start", "").await;
+    p.click_point(point(SMALL, "d2")).await;
+    let d2 = point(SMALL, "d2");
+    assert_eq!(p.js(arriving).await, json!([[d2, "arrive", "0.16s", ""]]));
+    // Another redraw (the board turned round) does not move it again.
+    p.click("#flip").await;
+    assert_eq!(p.js(arriving).await, json!([]));
+    p.click("#flip").await;
+    // A slide comes from where the stone was.
+    p.board(SMALL, MILL_SLIDE, "").await;
+    let a = api(p.addr, SMALL, MILL_SLIDE);
+    let slide = a["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["removes"].as_array().unwrap().is_empty() && !m["from"].is_null())
+        .unwrap()
+        .clone();
+    p.js(&format!(
+        "play(state.entries[state.at].answer.moves.find(m => m.move === {}))",
+        slide["move"]
+    ))
+    .await;
+    p.ready().await;
+    let shown = p.js(arriving).await;
+    assert_eq!(shown[0][0], slide["to"]);
+    assert!(shown[0][3].as_str().unwrap().ends_with("px"), "{shown}");
     p.close().await;
 }

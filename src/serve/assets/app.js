@@ -29,6 +29,7 @@ const state = {
   focusLater: null, // focus to give back once its part is drawn (focusKey)
   hide: false,      // values hidden while playing against millbase
   hint: null,       // the entry whose best move the hint shows
+  arriving: null,   // the entry whose moved stone is drawn arriving
 };
 
 function setBusy(delta) {
@@ -218,11 +219,21 @@ function drawBoard() {
     const c = cells[p];
     el("circle", { cx: x, cy: y, r: 9, class: "dot" }, svg);
     if (c === "W" || c === "B") {
-      el("circle", {
+      const stone = el("circle", {
         cx: x, cy: y, r: 34,
         class: `stone ${c === "W" ? "white" : "black"}${state.pick[0] === p && !closing ? " selected" : ""}`,
         "data-stone": c, "data-at": p,
       }, svg);
+      // The stone just moved arrives, briefly: from its point for a
+      // slide, growing for a placement. Only on the redraw after the move.
+      if (last && last.to === p && state.arriving === state.at) {
+        stone.classList.add("arrive");
+        if (last.from !== null) {
+          const [fx, fy] = xy(last.from);
+          stone.style.setProperty("--dx", `${fx - x}px`);
+          stone.style.setProperty("--dy", `${fy - y}px`);
+        }
+      }
     }
     if (closing && closing.move.from === p) el("circle", { cx: x, cy: y, r: 30, class: "ghost" }, svg);
     if (last && (last.to === p || last.from === p)) {
@@ -242,6 +253,7 @@ function drawBoard() {
       }
     }
   }
+  state.arriving = null;
   // Labels above the stones, hit areas above everything.
   for (let p = 0; p < b.points; p++) {
     const [x, y] = xy(p);
@@ -413,6 +425,7 @@ function clickPoint(p) {
 // landed on millbase's turn, which answered again: a trap).
 async function play(move, push = true) {
   state.pick = [];
+  state.arriving = state.at + 1;
   state.entries.length = state.at + 1;
   state.entries.push({ answer: null, position: move.after, move });
   state.at += 1;

@@ -28,7 +28,9 @@ function drawWdl() {
   const svg = $("wdl");
   svg.replaceChildren();
   const rows = data.subspaces;
-  const h = 16, left = 90, width = 700;
+  // As wide in units as on the screen, so that its text keeps its size
+  // on a phone.
+  const h = 16, left = 90, width = pixelsWide(svg) - left - 10;
   svg.setAttribute("viewBox", `0 0 ${width + left + 10} ${rows.length * h + 10}`);
   rows.forEach((r, i) => {
     const y = 5 + i * h;
@@ -60,7 +62,7 @@ function drawPlies() {
   }
   const n = Math.max(wins.length, losses.length, 1);
   const max = Math.max(1, ...wins.filter(Boolean), ...losses.filter(Boolean));
-  const W = 800, H = 260, mid = H / 2, left = 60, bw = Math.max(1, (W - left - 10) / n);
+  const W = pixelsWide(svg), H = 260, mid = H / 2, left = 60, bw = Math.max(1, (W - left - 10) / n);
   svg.setAttribute("viewBox", `0 0 ${W} ${H + 34}`);
   // A log scale: the counts span many orders of magnitude.
   const scale = (v) => (v > 0 ? (Math.log10(v + 1) / Math.log10(max + 1)) * (mid - 10) : 0);
@@ -89,11 +91,18 @@ function drawPlies() {
       el("title", {}, r).textContent = `lost in ${d} plies: ${fmt(losses[d])}`;
     }
   }
-  const step = Math.max(1, Math.ceil(n / 20 / 5) * 5);
+  // A labelled tick every 40 units or more.
+  const step = Math.max(1, Math.ceil(n / Math.max(1, Math.floor((W - left) / 40)) / 5) * 5);
   for (let d = 0; d < n; d += step) {
     el("line", { x1: left + d * bw, y1: H - 4, x2: left + d * bw, y2: H + 2, stroke: "#999" }, svg);
     el("text", { x: left + d * bw, y: H + 16, "text-anchor": "middle", class: "tick" }, svg).textContent = d;
   }
+}
+
+// The width a chart is drawn at, in CSS pixels (800 before layout).
+function pixelsWide(svg) {
+  const w = Math.round(svg.getBoundingClientRect().width);
+  return w > 0 ? Math.max(300, w) : 800;
 }
 
 // 1, 10, 100, 1k, 10k, ... for the log axis.
@@ -141,6 +150,13 @@ function render() {
   drawPlies();
   drawTable();
 }
+
+// The charts follow the page's width (a phone turned round).
+let resizing = null;
+window.addEventListener("resize", () => {
+  clearTimeout(resizing);
+  resizing = setTimeout(() => { if (data) { drawWdl(); drawPlies(); } }, 100);
+});
 
 async function load(rules) {
   document.body.dataset.state = "loading";
