@@ -2240,3 +2240,52 @@ async fn a_move_arrives_briefly() {
     assert!(shown[0][3].as_str().unwrap().ends_with("px"), "{shown}");
     p.close().await;
 }
+
+/// The new states on a phone: each fits the width, and is photographed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_new_states_on_a_phone() {
+    let Some(p) = page(390, 844).await else {
+        return;
+    };
+    let four = shuffle(p.addr, SMALL, MILL_SLIDE);
+    let twice: Vec<String> = four.iter().chain(four.iter()).cloned().collect();
+    let states = [
+        (
+            "hidden-values",
+            format!(
+                "/?rules={}&position=start&millbase=black&hide=1",
+                enc(SMALL)
+            ),
+        ),
+        (
+            "repetition",
+            format!(
+                "/?rules={}&position={}&moves={}",
+                enc(SMALL),
+                enc(MILL_SLIDE),
+                enc(&twice.join(" "))
+            ),
+        ),
+        (
+            "record-box",
+            format!(
+                "/?rules={}&position={}&moves={}&ply=3",
+                enc(SMALL),
+                enc(MILL_SLIDE),
+                enc(&twice.join(" "))
+            ),
+        ),
+    ];
+    for (name, link) in states {
+        p.open(&link).await;
+        let w = p
+            .js("return [document.documentElement.scrollWidth, window.innerWidth]")
+            .await;
+        assert!(
+            w[0].as_f64().unwrap() <= w[1].as_f64().unwrap() + 1.0,
+            "{name}: {w}"
+        );
+        p.shot(&format!("{name}-390x844.png")).await;
+    }
+    p.close().await;
+}
