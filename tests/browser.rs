@@ -2091,11 +2091,10 @@ async fn play_out(p: &Page, rules: &str, human: &str, best: bool) -> String {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     p.ready().await;
-    assert_eq!(
+    assert_ne!(
         p.js("return getComputedStyle(document.getElementById('result')).display")
-            .await
-            != json!("none"),
-        true,
+            .await,
+        json!("none"),
         "a result is said"
     );
     p.js("return document.getElementById('result').dataset.result")

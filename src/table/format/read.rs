@@ -528,7 +528,7 @@ impl TableFile {
     }
 
     /// Whether the file holds exactly the codes `raw` (as
-    /// [`Table::raw`] has them), with every block and the file checksum
+    /// the table keeps them in memory), with every block and the file checksum
     /// checked: [`Self::verify`] and [`Self::decode`] in one pass, a block
     /// at a time, without the whole table in memory twice.
     pub fn holds(&self, raw: &[u8]) -> Result<bool, TableError> {
