@@ -1978,6 +1978,12 @@ async fn the_last_smaller_things() {
     sorted.sort_by_key(|v| natural_key(v));
     assert_eq!(values, sorted);
     let catalog = get(p.addr, "/api/v1/rules").json();
+    p.open("/stats?rules=twelve,stones=3").await;
+    let summary = p.text_of("summary").await;
+    assert!(
+        summary.starts_with("twelve,stones=3 (moving phase only"),
+        "{summary}"
+    );
     for r in catalog["rule_sets"].as_array().unwrap() {
         let text = options.iter().find(|o| o[0] == r["rules"]).unwrap()[1]
             .as_str()

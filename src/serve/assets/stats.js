@@ -142,7 +142,11 @@ function render() {
     cursed: a.cursed + (r.cursed_wins || 0), blessed: a.blessed + (r.blessed_losses || 0),
   }), { positions: 0, wins: 0, draws: 0, losses: 0, cursed: 0, blessed: 0 });
   for (const th of document.querySelectorAll("#table th.nmove")) th.hidden = !data.nmove;
-  $("summary").textContent = `${data.rules}: ${data.subspaces.length} tables, ${fmt(t.positions)} positions, ` +
+  // A set with only its moving phase built says so: its numbers are not a
+  // whole game's.
+  const info = catalog && catalog.rule_sets.find((r) => r.rules === data.rules);
+  const partial = info && info.phases && !info.phases.placing ? " (moving phase only: the placing phase is not built)" : "";
+  $("summary").textContent = `${data.rules}${partial}: ${data.subspaces.length} tables, ${fmt(t.positions)} positions, ` +
     `${fmt(t.wins)} wins, ${fmt(t.draws)} draws` +
     (data.nmove ? ` (among them ${fmt(t.cursed)} cursed wins and ${fmt(t.blessed)} blessed losses)` : "") +
     `, ${fmt(t.losses)} losses. Click a subspace for its plies.`;
