@@ -25,4 +25,4 @@ if [ -n "$one" ]; then
     find "$db" -name "$one.mbt" -delete
 fi
 /usr/bin/time -v "$bin" build --rules "$rules" --db "$db" 2> "$log"
-python3 tools/summarise_build.py "$log" | grep -E 'placing subspaces solved|^  [0-9]|Elapsed|Maximum resident'
+python3 tools/summarise_build.py "$log" | grep -E 'placing subspaces solved|^  [0-9]|wall time|peak resident'
