@@ -2110,46 +2110,52 @@ async fn play_out(p: &Page, rules: &str, human: &str, best: bool) -> String {
         .to_string()
 }
 
-/// Whole games against millbase from the start to the result: lost (with
-/// Back, a reload and a copied link opened in another browser in the
-/// middle), drawn (by repetition) and won.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn whole_games_against_millbase() {
-    let Some(p) = page(1280, 900).await else {
-        return;
+/// The player's move of the game shown (`best`: the first listed, else
+/// the last), and millbase's answer waited for.
+async fn play_one(p: &Page, rules: &str, best: bool) {
+    let a = api(p.addr, rules, &p.position().await);
+    let moves = a["moves"].as_array().unwrap();
+    let m = if best {
+        &moves[0]
+    } else {
+        moves.last().unwrap()
     };
-    // Lost, White against millbase's Black.
-    p.open(&format!(
-        "/?rules={}&position=start&millbase=black",
-        enc(SMALL)
+    p.js(&format!(
+        "play(state.entries[state.at].answer.moves.find(m => m.move === {}))",
+        m["move"]
     ))
     .await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    p.ready().await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    p.ready().await;
+}
+
+/// A game against millbase (which plays Black) opened at `link`: three of
+/// the player's moves, then Back (the player's turn before the last one,
+/// nobody thinking), a reload (the game and the opponent kept), and the
+/// copied link opened in another browser, which is returned to go on.
+async fn interrupted(p: Page, link: &str, rules: &str, best: bool) -> Page {
+    p.open(link).await;
     for _ in 0..3 {
-        let a = api(p.addr, SMALL, &p.position().await);
-        let worst = a["moves"].as_array().unwrap().last().unwrap()["move"].clone();
-        p.js(&format!(
-            "play(state.entries[state.at].answer.moves.find(m => m.move === {worst}))"
-        ))
-        .await;
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        p.ready().await;
-        tokio::time::sleep(Duration::from_millis(400)).await;
-        p.ready().await;
+        play_one(&p, rules, best).await;
     }
-    assert_eq!(p.record().await.len(), 6);
-    // Back: the player's turn before the last move, nobody thinking.
+    let plies = p.record().await.len();
+    assert!(plies >= 5, "three moves and their answers: {plies}");
     p.c.back().await.unwrap();
     p.ready().await;
     tokio::time::sleep(Duration::from_millis(800)).await;
     p.ready().await;
-    assert_eq!(p.record().await.len(), 4);
+    let back = p.record().await.len();
+    assert!(
+        back < plies,
+        "Back takes the last move back: {back} of {plies}"
+    );
     assert_eq!(p.js("return humanToMove()").await, json!(true));
-    // A reload keeps the game and the opponent.
     p.c.refresh().await.unwrap();
     p.ready().await;
-    assert_eq!(p.record().await.len(), 4);
+    assert_eq!(p.record().await.len(), back, "a reload keeps the game");
     assert_eq!(p.js("return state.opponent").await, json!("b"));
-    // The copied link, opened in another browser, goes on with it.
     p.click("#copy-link").await;
     let deadline = Instant::now() + Duration::from_secs(30);
     while p
@@ -2163,47 +2169,72 @@ async fn whole_games_against_millbase() {
     let url = p
         .js("return document.getElementById('copied').dataset.url")
         .await;
-    let url = url.as_str().unwrap();
+    let url = url.as_str().unwrap().to_string();
+    p.close().await;
     let q = page(390, 844).await.unwrap();
     q.open(&url[url.find("/?").unwrap()..]).await;
-    assert_eq!(q.record().await.len(), 4);
+    assert_eq!(
+        q.record().await.len(),
+        back,
+        "the copied link holds the game"
+    );
+    q
+}
+
+/// Whole games against millbase from the start to the result, each with
+/// Back, a reload and a copied link opened in another browser in the
+/// middle: lost (the player's worst moves), drawn (both sides' best moves
+/// until a position comes a third time) and won (from a start the player
+/// wins).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn whole_games_against_millbase() {
+    let Some(p) = page(1280, 900).await else {
+        return;
+    };
+    let link = |rules: &str, position: &str| {
+        format!(
+            "/?rules={}&position={}&millbase=black",
+            enc(rules),
+            enc(position)
+        )
+    };
+    let q = interrupted(p, &link(SMALL, "start"), SMALL, false).await;
     assert_eq!(play_out(&q, SMALL, "w", false).await, "lost");
+    assert!(q.text_of("result-text").await.starts_with("millbase won"));
     q.shot("lost-390x844.png").await;
     q.close().await;
-    // Drawn: both sides' best moves until a position comes a third time.
-    p.open(&format!(
-        "/?rules={}&position=start&millbase=black",
-        enc(SMALL)
-    ))
-    .await;
-    let start = api(p.addr, SMALL, "start");
-    assert_eq!(start["value"], "draw");
-    assert_eq!(play_out(&p, SMALL, "w", true).await, "draw");
+    // Drawn.
+    assert_eq!(api(q_addr(), SMALL, "start")["value"], "draw");
+    let p = page(1280, 900).await.unwrap();
+    let q = interrupted(p, &link(SMALL, "start"), SMALL, true).await;
+    assert_eq!(play_out(&q, SMALL, "w", true).await, "draw");
     assert_eq!(
-        p.js("return document.getElementById('status').dataset.over")
+        q.js("return document.getElementById('status').dataset.over")
             .await,
         json!("repetition")
     );
-    p.shot("drawn-1280x900.png").await;
-    // Won: from a position the player wins, best moves to the end.
+    q.shot("drawn-390x844.png").await;
+    q.close().await;
+    // Won: a start the player (White) wins, best moves to the end.
     let won = BUILT
         .iter()
-        .find(|r| api(p.addr, r, "start")["value"] == "win");
-    let (rules, position, human) = match won {
-        Some(r) => (r.to_string(), "start".to_string(), "w"),
-        None => (SMALL.to_string(), MILL_SLIDE.to_string(), "w"),
+        .find(|r| api(q_addr(), r, "start")["value"] == "win");
+    let (rules, position) = match won {
+        Some(r) => (r.to_string(), "start".to_string()),
+        None => (SMALL.to_string(), MILL_SLIDE.to_string()),
     };
-    assert_eq!(api(p.addr, &rules, &position)["value"], "win");
-    p.open(&format!(
-        "/?rules={}&position={}&millbase=black",
-        enc(&rules),
-        enc(&position)
-    ))
-    .await;
-    assert_eq!(play_out(&p, &rules, human, true).await, "won");
-    assert!(p.text_of("result-text").await.starts_with("You won"));
-    p.shot("won-1280x900.png").await;
-    p.close().await;
+    assert_eq!(api(q_addr(), &rules, &position)["value"], "win");
+    let p = page(1280, 900).await.unwrap();
+    let q = interrupted(p, &link(&rules, &position), &rules, true).await;
+    assert_eq!(play_out(&q, &rules, "w", true).await, "won");
+    assert!(q.text_of("result-text").await.starts_with("You won"));
+    q.shot("won-390x844.png").await;
+    q.close().await;
+}
+
+/// The test server's address.
+fn q_addr() -> SocketAddr {
+    server().0
 }
 
 /// A move arrives briefly (160 ms): a slide from the point it left, a
