@@ -132,6 +132,85 @@ pub fn for_each_outcome(
     n
 }
 
+/// The slides of one side that neither places nor flies, prepared for its
+/// stones `us`: from each stone, the points a slide closes a mill on. The
+/// positions of one block of the solver share `us`, and most of their
+/// slides close nothing: those are counted, not generated.
+pub struct Slides {
+    us: PointSet,
+    closing: [u32; crate::geometry::MAX_POINTS],
+}
+
+impl Default for Slides {
+    fn default() -> Slides {
+        Slides {
+            us: PointSet(u32::MAX),
+            closing: [0; crate::geometry::MAX_POINTS],
+        }
+    }
+}
+
+impl Slides {
+    /// Prepared for `us`, unless it already is.
+    #[inline]
+    pub fn prepare(&mut self, board: &Board, us: PointSet) {
+        if self.us == us {
+            return;
+        }
+        self.us = us;
+        for from in us {
+            let rest = us.without(from);
+            let mut closing = 0;
+            for l in &board.lines {
+                if l.intersect(rest).len() == 2 {
+                    closing |= l.minus(rest).0;
+                }
+            }
+            self.closing[from.index()] = closing;
+        }
+    }
+
+    /// [`for_each_outcome`] for the prepared side sliding (no stones in
+    /// hand, not flying, `mill=wins` off) against `them`, except that the
+    /// quiet slides that close no mill are not passed to `f` but counted:
+    /// returns that count and the number of outcomes passed to `f`.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn outcomes(
+        &self,
+        board: &Board,
+        rules: &Rules,
+        them: PointSet,
+        them_hand: u8,
+        removals: &mut Removals,
+        mut f: impl FnMut(Outcome),
+    ) -> (usize, usize) {
+        debug_assert!(!rules.mill_wins());
+        let us = self.us;
+        let empty = board.all.minus(us.union(them));
+        let (mut quiet, mut n) = (0, 0);
+        for from in us {
+            let targets = board.neighbours[from.index()].intersect(empty);
+            let closing = PointSet(self.closing[from.index()]);
+            quiet += targets.minus(closing).len() as usize;
+            let rest = us.without(from);
+            for to in targets.intersect(closing) {
+                n += outcomes_to(
+                    board,
+                    rules,
+                    rest.with(to),
+                    to,
+                    them,
+                    them_hand,
+                    removals,
+                    &mut f,
+                );
+            }
+        }
+        (quiet, n)
+    }
+}
+
 /// Calls `f` with the outcome of a move that ends on `to`, leaving the
 /// mover with `after` (a placement or a stone moved) against `them`
 /// (`them_hand` in hand): one quiet outcome, or one per removal set when

@@ -30,10 +30,15 @@ use crate::rules::Rules;
 
 use crate::table::{SubspaceStats, Table};
 use crate::value::{self, DRAW, Encoding, UNUSED, Value, is_loss, is_win};
-use graph::{Outcome, Removals, for_each_outcome, for_each_quiet_unmove};
+use graph::{Outcome, Removals, Slides, for_each_outcome, for_each_quiet_unmove};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, OnceLock};
+
+thread_local! {
+    /// The slides of the block a thread is initialising ([`Slides`]).
+    static SLIDES: std::cell::RefCell<Slides> = std::cell::RefCell::new(Slides::default());
+}
 
 /// Why the moving-phase solver could not make a pair's tables.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -423,46 +428,73 @@ impl Pair<'_> {
         // Informed: every quiet child's slot, to read its value.
         let informed = self.informed == Some(i) && self.start.get().is_some();
         let mut moved = None;
-        o.moves = for_each_outcome(
-            self.board,
-            self.rules,
-            us,
-            them,
-            us_hand,
-            them_hand,
-            removals,
-            |step| match step {
-                Outcome::Quiet(us2) if placed(us2) == 1 => {
-                    let (k, _, table, _) = placing
-                        .as_ref()
-                        .expect("the placements' exit table is loaded");
-                    let slot = placements
-                        .as_ref()
-                        .expect("prepared with the table")
-                        .slot(us2);
-                    table.prefetch(slot);
-                    lookups.push((*k, slot));
+        // Sliding without symmetry or reading: the slides that close no
+        // mill are only counted, from the side's stones prepared once per
+        // block ([`Slides`]).
+        let counting = us_hand == 0
+            && !symmetric
+            && !informed
+            && !self.rules.mill_wins()
+            && !self.rules.flies(us.len());
+        let mut on_step = |step| match step {
+            Outcome::Quiet(us2) if placed(us2) == 1 => {
+                let (k, _, table, _) = placing
+                    .as_ref()
+                    .expect("the placements' exit table is loaded");
+                let slot = placements
+                    .as_ref()
+                    .expect("prepared with the table")
+                    .slot(us2);
+                table.prefetch(slot);
+                lookups.push((*k, slot));
+            }
+            Outcome::Quiet(us2) if informed => {
+                // The steps of one stone come together: the rank terms
+                // of the others are prepared once for all its targets.
+                let rest = us.intersect(us2);
+                if moved.as_ref().is_none_or(|(r, _)| *r != rest) {
+                    moved = Some((rest, child_idx.placements(&side, rest)));
                 }
-                Outcome::Quiet(us2) if informed => {
-                    // The steps of one stone come together: the rank terms
-                    // of the others are prepared once for all its targets.
-                    let rest = us.intersect(us2);
-                    if moved.as_ref().is_none_or(|(r, _)| *r != rest) {
-                        moved = Some((rest, child_idx.placements(&side, rest)));
-                    }
-                    let (_, targets) = moved.as_ref().expect("set above");
-                    children.push(targets.slot(us2));
-                }
-                Outcome::Quiet(us2) if symmetric => children.push(child_idx.slot_with(&side, us2)),
-                Outcome::Quiet(_) => quiet += 1,
-                Outcome::Wins => o.exit(Some(Value::Loss(0))),
-                Outcome::Capture(us2, them2) => lookups.push(self.exits.locate(
-                    them2,
-                    us2,
-                    (them_hand, us_hand - placed(us2)),
-                )),
-            },
-        );
+                let (_, targets) = moved.as_ref().expect("set above");
+                children.push(targets.slot(us2));
+            }
+            Outcome::Quiet(us2) if symmetric => children.push(child_idx.slot_with(&side, us2)),
+            Outcome::Quiet(_) => quiet += 1,
+            Outcome::Wins => o.exit(Some(Value::Loss(0))),
+            Outcome::Capture(us2, them2) => lookups.push(self.exits.locate(
+                them2,
+                us2,
+                (them_hand, us_hand - placed(us2)),
+            )),
+        };
+        let mut counted = 0;
+        o.moves = if counting {
+            SLIDES.with_borrow_mut(|slides| {
+                slides.prepare(self.board, us);
+                let (q, n) = slides.outcomes(
+                    self.board,
+                    self.rules,
+                    them,
+                    them_hand,
+                    removals,
+                    &mut on_step,
+                );
+                counted = q;
+                q + n
+            })
+        } else {
+            for_each_outcome(
+                self.board,
+                self.rules,
+                us,
+                them,
+                us_hand,
+                them_hand,
+                removals,
+                &mut on_step,
+            )
+        };
+        quiet += counted;
         if symmetric {
             children.sort_unstable();
             children.dedup();
