@@ -137,27 +137,33 @@ pub fn for_each_outcome(
 /// positions of one block of the solver share `us`, and most of their
 /// slides close nothing: those are counted, not generated.
 pub struct Slides {
-    us: PointSet,
+    /// The board and stones prepared for (`None`: nothing yet).
+    of: Option<(*const Board, PointSet)>,
     closing: [u32; crate::geometry::MAX_POINTS],
 }
 
 impl Default for Slides {
     fn default() -> Slides {
         Slides {
-            us: PointSet(u32::MAX),
+            of: None,
             closing: [0; crate::geometry::MAX_POINTS],
         }
     }
 }
 
 impl Slides {
-    /// Prepared for `us`, unless it already is.
+    /// Whether prepared for `us` on `board`.
     #[inline]
+    pub fn is_for(&self, board: &Board, us: PointSet) -> bool {
+        self.of == Some((board as *const Board, us))
+    }
+
+    /// Prepared for `us` on `board`, unless it already is.
     pub fn prepare(&mut self, board: &Board, us: PointSet) {
-        if self.us == us {
+        if self.is_for(board, us) {
             return;
         }
-        self.us = us;
+        self.of = Some((board as *const Board, us));
         for from in us {
             let rest = us.without(from);
             let mut closing = 0;
@@ -185,8 +191,8 @@ impl Slides {
         removals: &mut Removals,
         mut f: impl FnMut(Outcome),
     ) -> (usize, usize) {
-        debug_assert!(!rules.mill_wins());
-        let us = self.us;
+        let (prepared, us) = self.of.expect("prepared");
+        debug_assert!(!rules.mill_wins() && std::ptr::eq(prepared, board));
         let empty = board.all.minus(us.union(them));
         let (mut quiet, mut n) = (0, 0);
         for from in us {

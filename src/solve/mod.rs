@@ -428,14 +428,16 @@ impl Pair<'_> {
         // Informed: every quiet child's slot, to read its value.
         let informed = self.informed == Some(i) && self.start.get().is_some();
         let mut moved = None;
-        // Sliding without symmetry or reading: the slides that close no
-        // mill are only counted, from the side's stones prepared once per
-        // block ([`Slides`]).
+        // Sliding without symmetry or reading, in a block whose side to
+        // move the initialisation prepared: the slides that close no mill
+        // are only counted ([`Slides`]). A lone position (in propagation)
+        // would pay more to prepare than it saves.
         let counting = us_hand == 0
             && !symmetric
             && !informed
             && !self.rules.mill_wins()
-            && !self.rules.flies(us.len());
+            && !self.rules.flies(us.len())
+            && SLIDES.with_borrow(|slides| slides.is_for(self.board, us));
         let mut on_step = |step| match step {
             Outcome::Quiet(us2) if placed(us2) == 1 => {
                 let (k, _, table, _) = placing
@@ -469,8 +471,7 @@ impl Pair<'_> {
         };
         let mut counted = 0;
         o.moves = if counting {
-            SLIDES.with_borrow_mut(|slides| {
-                slides.prepare(self.board, us);
+            SLIDES.with_borrow(|slides| {
                 let (q, n) = slides.outcomes(
                     self.board,
                     self.rules,
@@ -569,6 +570,9 @@ impl Pair<'_> {
                     // per slot makes the cores fight over its cache line.
                     let mut max_code = 0;
                     let mut moves = 0;
+                    // The side to move is the block's representative.
+                    let rep = idx.orbit_rep(orbit).0;
+                    SLIDES.with_borrow_mut(|slides| slides.prepare(self.board, rep));
                     idx.for_each_in_block(orbit, |slot, us, them, canonical| {
                         if !canonical {
                             self.values[i][slot as usize].store(UNUSED, Relaxed);
