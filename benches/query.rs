@@ -8,7 +8,8 @@
 //! little-endian `u64`s; `tools/bench_python.py` writes one) it measures
 //! instead what the Python bindings are compared with: the positions
 //! probed on every core, a second time with their blocks cached, and one
-//! cached probe after another.
+//! cached probe after another. With `MILLBASE_DECODE=6-5,5-5` it times
+//! decoding those whole tables instead.
 
 use millbase::Position;
 use millbase::TableSet;
@@ -58,12 +59,40 @@ fn codes_bench(db: &std::path::Path, rules: &millbase::Rules, file: &str) {
     );
 }
 
+/// `MILLBASE_DECODE=6-5,5-5`: each listed table decoded whole into memory
+/// (what a build does with the tables it reads, and with every table it
+/// writes, block by block), the best of five, on every core.
+fn decode_bench(db: &std::path::Path, rules: &millbase::Rules, list: &str) {
+    let folder = millbase::TableFolder::new(db, rules);
+    for name in list.split(',') {
+        let s: millbase::Subspace = name.parse().expect("MILLBASE_DECODE: subspaces like 6-5");
+        let file = folder.open(s).expect("the table is in the folder");
+        let best = (0..5)
+            .map(|_| {
+                let t = Instant::now();
+                std::hint::black_box(file.decode().expect("a sound table"));
+                t.elapsed().as_secs_f64()
+            })
+            .fold(f64::MAX, f64::min);
+        let slots = file.info().slots;
+        println!(
+            "decode {name}: {:.3} s, {slots} slots, {:.2} ns a slot",
+            best,
+            best * 1e9 / slots as f64
+        );
+    }
+}
+
 fn main() {
     let Some((db, _, rules, subs)) = common::tables_from_env() else {
         return;
     };
     if let Ok(file) = std::env::var("MILLBASE_CODES") {
         codes_bench(&db, &rules, &file);
+        return;
+    }
+    if let Ok(list) = std::env::var("MILLBASE_DECODE") {
+        decode_bench(&db, &rules, &list);
         return;
     }
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);

@@ -23,6 +23,7 @@ pub use subspace::{Subspace, all_subspaces, child_subspaces, moving_subspaces, p
 pub use tables::binomial;
 
 use crate::geometry::{Board, PointSet};
+use crate::memory::prefetch;
 use std::sync::{Arc, OnceLock};
 use tables::{OrbitTable, SymTables, colex_rank, colex_unrank, pdep, pext};
 
@@ -127,6 +128,25 @@ pub struct PreparedSide {
     pub rep: PointSet,
     /// Symmetries (other than the identity) fixing the representative.
     pub stabiliser: u16,
+}
+
+/// A stone set with its images under the board's symmetries, each found
+/// when first asked for ([`SubspaceIndex::slot_with_images`]).
+pub struct Images {
+    set: PointSet,
+    /// The symmetries whose image is in `image`, as bits.
+    known: u16,
+    image: [PointSet; 16],
+}
+
+impl Images {
+    pub fn new(set: PointSet) -> Images {
+        Images {
+            set,
+            known: 0,
+            image: [PointSet(0); 16],
+        }
+    }
 }
 
 /// Most stones one side has on any board (twelve men's morris).
@@ -281,8 +301,25 @@ impl SubspaceIndex<'_> {
     /// Canonicalises the side to move's stones once, for many slots.
     #[inline]
     pub fn prepare(&self, us: PointSet) -> PreparedSide {
+        self.prepare_ranked(self.side_rank(us))
+    }
+
+    /// The rank of the side to move's stones, by which
+    /// [`Self::prepare_ranked`] finds their orbit, with that entry asked
+    /// into cache: a caller that ranks many sides first and prepares them
+    /// after waits for memory once, not at each.
+    #[inline]
+    pub fn side_rank(&self, us: PointSet) -> u32 {
         debug_assert_eq!(us.len(), self.us as u32);
-        let e = self.orbits.entry[colex_rank(us) as usize];
+        let rank = colex_rank(us) as u32;
+        prefetch(&self.orbits.entry[rank as usize]);
+        rank
+    }
+
+    /// [`Self::prepare`] of the stones of rank `rank` ([`Self::side_rank`]).
+    #[inline]
+    pub fn prepare_ranked(&self, rank: u32) -> PreparedSide {
+        let e = self.orbits.entry[rank as usize];
         let orbit = e >> 4;
         PreparedSide {
             base: orbit as u64 * self.block,
@@ -296,8 +333,33 @@ impl SubspaceIndex<'_> {
     #[inline]
     pub fn slot_with(&self, side: &PreparedSide, them: PointSet) -> u64 {
         debug_assert_eq!(them.len(), self.them as u32);
+        self.slot_of_image(side, self.indexer.syms.apply(side.sym as usize, them))
+    }
+
+    /// [`Self::slot_with`] for a set whose images are cached in `them`: the
+    /// many positions that share the other side's stones (the predecessors
+    /// of one position) need each image once.
+    #[inline]
+    pub fn slot_with_images(&self, side: &PreparedSide, them: &mut Images) -> u64 {
+        debug_assert_eq!(them.set.len(), self.them as u32);
+        let sym = side.sym as usize;
+        let t = if them.known & (1 << sym) != 0 {
+            them.image[sym]
+        } else {
+            let t = self.indexer.syms.apply(sym, them.set);
+            them.image[sym] = t;
+            them.known |= 1 << sym;
+            t
+        };
+        self.slot_of_image(side, t)
+    }
+
+    /// The slot of the class of `(side's stones, them)` from `t`, the
+    /// image of `them` under the symmetry that brings the side's stones
+    /// to their representative.
+    #[inline]
+    fn slot_of_image(&self, side: &PreparedSide, t: PointSet) -> u64 {
         let syms = &self.indexer.syms;
-        let t = syms.apply(side.sym as usize, them);
         let mut rank = free_rank(side.rep, t);
         let mut stab = side.stabiliser;
         while stab != 0 {
@@ -371,6 +433,19 @@ impl SubspaceIndex<'_> {
             us,
             free_unrank(self.indexer.board.all, us, self.them as u32, rank),
         ))
+    }
+
+    /// The other side's stones in `slot`, whose side to move has `us`, the
+    /// representative of the slot's orbit ([`Self::orbit_rep`]).
+    #[inline]
+    pub fn other_side(&self, us: PointSet, slot: u64) -> PointSet {
+        debug_assert_eq!(us, self.orbits.reps[(slot / self.block) as usize]);
+        free_unrank(
+            self.indexer.board.all,
+            us,
+            self.them as u32,
+            slot % self.block,
+        )
     }
 
     /// The representative of orbit `orbit` and its stabiliser (the

@@ -23,7 +23,7 @@
 pub mod graph;
 
 use crate::geometry::{Board, PointSet};
-use crate::index::{Indexer, Subspace, SubspaceIndex};
+use crate::index::{Images, Indexer, Subspace, SubspaceIndex};
 use crate::memory::{huge_vec_par, prefetch};
 use crate::moves::blocked_draws;
 use crate::rules::Rules;
@@ -696,7 +696,7 @@ impl Pair<'_> {
         let code_d = self.encoding.code_of(!lost, d);
         let mut done = 0;
         for i in 0..self.idx.len() {
-            let sources = {
+            let mut sources = {
                 let mut lists = self.decided[i]
                     .lock()
                     .expect("no task panics holding the lists");
@@ -705,6 +705,10 @@ impl Pair<'_> {
                     .map(std::mem::take)
                     .unwrap_or_default()
             };
+            // In slot order, the sources' values are read in one sweep
+            // instead of a cache miss each, and the sources of one orbit
+            // block share its stones.
+            sources.par_sort_unstable();
             // Large batches give each destination part many updates, so
             // the cost of bringing the part into cache is shared.
             for batch in sources.chunks(1 << 23) {
@@ -732,19 +736,45 @@ impl Pair<'_> {
             .map_init(Vec::new, |preds, chunk| {
                 let mut all = Vec::new();
                 let mut n = 0;
+                let mover_hand = self.subs[i].them_hand;
+                // The orbit block of the last source: its stones and the
+                // symmetries fixing them.
+                let mut block = None;
+                // Every predecessor has `us` as its other side: each of
+                // their images is found once per block.
+                let mut images = Images::new(PointSet(0));
                 for &slot in chunk {
                     if values[slot as usize].load(Relaxed) != code_d {
                         continue;
                     }
                     n += 1;
-                    let (us, them) = idx.position(slot as u64).expect("slot in range");
+                    let slot64 = slot as u64;
+                    let (us, stabiliser) = match block {
+                        Some((start, end, us, stab)) if (start..end).contains(&slot64) => {
+                            (us, stab)
+                        }
+                        _ => {
+                            let orbit = slot64 / idx.block_size();
+                            let (us, stab) = idx.orbit_rep(orbit);
+                            let start = orbit * idx.block_size();
+                            block = Some((start, start + idx.block_size(), us, stab));
+                            images = Images::new(us);
+                            (us, stab)
+                        }
+                    };
+                    let them = idx.other_side(us, slot64);
+                    // The movers' orbits are looked up all at once, then
+                    // each predecessor's slot found.
                     preds.clear();
-                    let mover_hand = self.subs[i].them_hand;
                     for_each_quiet_unmove(self.board, self.rules, us, them, mover_hand, |mover| {
-                        preds.push(pred_idx.slot(mover, us) as u32);
+                        preds.push(pred_idx.side_rank(mover));
                     });
+                    for p in preds.iter_mut() {
+                        let side = pred_idx.prepare_ranked(*p);
+                        *p = pred_idx.slot_with_images(&side, &mut images) as u32;
+                    }
                     // As for children: repeats need a symmetry fixing `us`.
-                    if idx.prepare(us).stabiliser != 0 {
+                    if stabiliser != 0 {
                         preds.sort_unstable();
                         preds.dedup();
                     }
@@ -765,54 +795,58 @@ impl Pair<'_> {
         let won = self.encoding.code_of(true, d + 1);
         let parts = (self.idx[o].slots() >> PART_BITS) as usize + 1;
         (0..parts).into_par_iter().for_each_init(
-            || (Vec::new(), Removals::default(), Vec::new()),
-            |(children, removals, local), part| {
+            || (Vec::new(), Removals::default(), Vec::new(), Vec::new()),
+            |(children, removals, local, slots), part| {
                 let mut max_code = 0;
+                // The part's updates from every list in one run, so that
+                // the reads ahead reach across the lists' small groups.
+                slots.clear();
                 for list in lists {
-                    let group = list.group(part);
-                    for (j, &p) in group.iter().enumerate() {
-                        if let Some(&ahead) = group.get(j + 16) {
-                            prefetch(&self.values[o][ahead as usize]);
+                    slots.extend_from_slice(list.group(part));
+                }
+                for (j, &p) in slots.iter().enumerate() {
+                    if let Some(&ahead) = slots.get(j + 16) {
+                        prefetch(&self.values[o][ahead as usize]);
+                        if !lost_child {
                             prefetch(&self.counts[o][ahead as usize]);
+                            prefetch(&self.exit_summary[o][ahead as usize]);
                         }
-                        let cell = &self.values[o][p as usize];
-                        let v = cell.load(Relaxed);
-                        if lost_child {
-                            if v == DRAW || (is_win(v) && v > won) {
-                                cell.store(won, Relaxed);
-                                local.push((won, p));
-                                max_code = max_code.max(won);
-                            }
-                            continue;
+                    }
+                    let cell = &self.values[o][p as usize];
+                    let v = cell.load(Relaxed);
+                    if lost_child {
+                        if v == DRAW || (is_win(v) && v > won) {
+                            cell.store(won, Relaxed);
+                            local.push((won, p));
+                            max_code = max_code.max(won);
                         }
-                        if v != DRAW {
-                            continue;
-                        }
-                        let count = &self.counts[o][p as usize];
-                        // A decrement below zero would mean the unmove and move
-                        // generators disagree: a bug to stop at, never to hide.
-                        let c = count
-                            .load(Relaxed)
-                            .checked_sub(1)
-                            .expect("a predecessor without a matching move");
-                        count.store(c, Relaxed);
-                        if c == 0 {
-                            // Every in-pair child is won: a loss unless an exit draws.
-                            let summary =
-                                ExitSummary(self.exit_summary[o][p as usize].load(Relaxed));
-                            let exits = summary.read().unwrap_or_else(|| {
-                                let (us, them) =
-                                    self.idx[o].position(p as u64).expect("slot in range");
-                                let ex = self.outlook(o, us, them, children, removals);
-                                (ex.exit_draw, ex.max_exit_win)
-                            });
-                            if let (false, max_exit_win) = exits {
-                                let deepest = max_exit_win.map_or(d, |m| m.max(d));
-                                let code = self.encoding.code_of(false, deepest + 1);
-                                cell.store(code, Relaxed);
-                                local.push((code, p));
-                                max_code = max_code.max(code);
-                            }
+                        continue;
+                    }
+                    if v != DRAW {
+                        continue;
+                    }
+                    let count = &self.counts[o][p as usize];
+                    // A decrement below zero would mean the unmove and move
+                    // generators disagree: a bug to stop at, never to hide.
+                    let c = count
+                        .load(Relaxed)
+                        .checked_sub(1)
+                        .expect("a predecessor without a matching move");
+                    count.store(c, Relaxed);
+                    if c == 0 {
+                        // Every in-pair child is won: a loss unless an exit draws.
+                        let summary = ExitSummary(self.exit_summary[o][p as usize].load(Relaxed));
+                        let exits = summary.read().unwrap_or_else(|| {
+                            let (us, them) = self.idx[o].position(p as u64).expect("slot in range");
+                            let ex = self.outlook(o, us, them, children, removals);
+                            (ex.exit_draw, ex.max_exit_win)
+                        });
+                        if let (false, max_exit_win) = exits {
+                            let deepest = max_exit_win.map_or(d, |m| m.max(d));
+                            let code = self.encoding.code_of(false, deepest + 1);
+                            cell.store(code, Relaxed);
+                            local.push((code, p));
+                            max_code = max_code.max(code);
                         }
                     }
                 }

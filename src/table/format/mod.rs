@@ -245,6 +245,77 @@ mod tests {
         t.info().layout == CodeLayout::Codes
     }
 
+    /// Decoding a block in one pass gives, slot by slot, what a probe
+    /// reads (`field_code` and `Halves::code`), for every width of depths
+    /// and codes; a depth too deep for one byte refuses the block, and a
+    /// depth past every code (a damaged block) reads as an unused slot.
+    #[test]
+    fn a_block_decodes_as_its_slots_are_probed() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for (in_width, out_width, deepest) in
+            [(1, 1, 200), (1, 2, 255), (2, 2, 40_000), (2, 1, 126)]
+        {
+            for slots in [1, 31, 32, 33, 1000] {
+                let words: Vec<u64> = (0..(slots as usize).div_ceil(32)).map(|_| next()).collect();
+                let wdl = WdlBlock::from_words(words);
+                let halves = Halves {
+                    bytes: (0..wdl.decisive)
+                        .flat_map(|_| {
+                            let h = (next() % (deepest + 1)) as u16;
+                            h.to_le_bytes()[..in_width].to_vec()
+                        })
+                        .collect(),
+                    width: in_width as u8,
+                };
+                let mut out = vec![0xAAu8; slots * out_width];
+                let mut fits = true;
+                let want: Vec<u8> = (0..slots)
+                    .flat_map(|i| {
+                        let code = match wdl.field_code(i) {
+                            FieldCode::Code(c) => c,
+                            FieldCode::Decisive { rank, win, .. } => halves.code(rank, win),
+                        };
+                        if out_width == 2 {
+                            code.to_le_bytes().to_vec()
+                        } else {
+                            fits &= code < 255 || code == UNUSED;
+                            vec![if code == UNUSED { 255 } else { code as u8 }]
+                        }
+                    })
+                    .collect();
+                let ok = wdl.expand(&halves, out_width as u8, &mut out);
+                assert_eq!(ok, fits, "{in_width}/{out_width} bytes, {slots} slots");
+                if fits {
+                    assert_eq!(out, want, "{in_width}/{out_width} bytes, {slots} slots");
+                }
+            }
+        }
+        // One byte of codes cannot hold a win in 255 plies (half 127).
+        let wdl = WdlBlock::from_words(vec![1]);
+        let deep = Halves {
+            bytes: vec![127],
+            width: 1,
+        };
+        assert!(!wdl.expand(&deep, 1, &mut [0]));
+        // A half past every code reads as unused, in either width.
+        let past = Halves {
+            bytes: 40_000u16.to_le_bytes().to_vec(),
+            width: 2,
+        };
+        let mut one = [0u8];
+        assert!(wdl.expand(&past, 1, &mut one));
+        assert_eq!(one, [255]);
+        let mut two = [0u8; 2];
+        assert!(wdl.expand(&past, 2, &mut two));
+        assert_eq!(u16::from_le_bytes(two), UNUSED);
+    }
+
     #[test]
     fn pure_tables_keep_only_the_decisive_slots_halved_depths() {
         let rules = Rules::STANDARD;

@@ -70,27 +70,64 @@ impl WdlBlock {
     /// if a code does not fit `width` (a header that does not match its
     /// blocks).
     pub(super) fn expand(&self, halves: &Halves, width: u8, out: &mut [u8]) -> bool {
+        match (halves.width, width) {
+            (1, 1) => self.expand_as::<1, 1>(&halves.bytes, out),
+            (1, _) => self.expand_as::<1, 2>(&halves.bytes, out),
+            (_, 1) => self.expand_as::<2, 1>(&halves.bytes, out),
+            _ => self.expand_as::<2, 2>(&halves.bytes, out),
+        }
+    }
+
+    /// [`Self::expand`] for halved depths of `IN` bytes and codes of `OUT`:
+    /// every slot is written by the same steps, a select in place of a
+    /// branch on its field, which is as good as random (a mispredicted
+    /// branch a slot had been most of the time of decoding a table).
+    fn expand_as<const IN: usize, const OUT: usize>(&self, halves: &[u8], out: &mut [u8]) -> bool {
+        let slots = out.len() / OUT;
         let mut rank = 0;
-        for (j, slot) in out.chunks_exact_mut(width as usize).enumerate() {
-            let code = match self.field(j) {
-                0 => DRAW,
-                3 => UNUSED,
-                field => {
-                    let code = halves.code(rank, field == 1);
-                    rank += 1;
-                    code
+        let mut bad = false;
+        for (chunk, &word) in out.chunks_mut(32 * OUT).zip(&self.words) {
+            if word == 0 {
+                // 32 draws: common in drawn subspaces.
+                chunk.fill(0);
+                continue;
+            }
+            let mut fields = word;
+            for slot in chunk.chunks_exact_mut(OUT) {
+                let field = (fields & 3) as u32;
+                fields >>= 2;
+                let decisive = (field ^ (field >> 1)) & 1;
+                // Read at every slot: past the last decisive slot it is
+                // not used.
+                let half = match IN {
+                    1 => halves.get(rank).map_or(0, |&b| b as u32),
+                    _ => halves
+                        .get(2 * rank..2 * rank + 2)
+                        .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]) as u32),
+                };
+                let win = (field == 1) as u32;
+                // Only a damaged (or forged) block holds a depth past the
+                // codes: it reads as an unused slot, which every reader
+                // reports (as `Halves::code`).
+                let depth_code = (2 * half + 1 + win).min(UNUSED as u32);
+                // A draw (0) is code 0, an unused slot (3) `UNUSED`.
+                let plain = (field >> 1) * UNUSED as u32;
+                let code = if decisive != 0 { depth_code } else { plain };
+                rank += decisive as usize;
+                if OUT == 1 {
+                    bad |= code >= 255 && code != UNUSED as u32;
+                    slot[0] = if code == UNUSED as u32 {
+                        255
+                    } else {
+                        code as u8
+                    };
+                } else {
+                    slot.copy_from_slice(&(code as u16).to_le_bytes());
                 }
-            };
-            if width == 1 {
-                if code >= 255 && code != UNUSED {
-                    return false;
-                }
-                slot[0] = if code == UNUSED { 255 } else { code as u8 };
-            } else {
-                slot.copy_from_slice(&code.to_le_bytes());
             }
         }
-        true
+        debug_assert!(slots <= 32 * self.words.len());
+        !bad
     }
 
     /// What the field of the `i`-th slot tells of its code in layout 2.
