@@ -79,7 +79,6 @@ mod index;
 mod layers;
 #[cfg(feature = "tables")]
 mod machine;
-#[cfg(feature = "tables")]
 mod memory;
 mod moves;
 mod notation;

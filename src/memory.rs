@@ -3,6 +3,7 @@
 //! also misses the TLB.
 
 /// A vector of `len` values made by `f`, its pages advised huge first.
+#[cfg(feature = "tables")]
 pub fn huge_vec_with<T>(len: usize, f: impl FnMut() -> T) -> Vec<T> {
     let mut v: Vec<T> = Vec::with_capacity(len);
     advise_huge(v.as_ptr().cast(), len * std::mem::size_of::<T>());
@@ -12,6 +13,7 @@ pub fn huge_vec_with<T>(len: usize, f: impl FnMut() -> T) -> Vec<T> {
 
 /// [`huge_vec_with`] filled on every core: a large array's first touch
 /// is the kernel zeroing its pages, which one thread does slowly.
+#[cfg(feature = "tables")]
 pub fn huge_vec_par<T: Send>(len: usize, f: impl Fn() -> T + Sync) -> Vec<T> {
     use rayon::prelude::*;
     let mut v: Vec<T> = Vec::with_capacity(len);
@@ -28,6 +30,7 @@ pub fn huge_vec_par<T: Send>(len: usize, f: impl Fn() -> T + Sync) -> Vec<T> {
     v
 }
 
+#[cfg(feature = "tables")]
 fn advise_huge(ptr: *const u8, len: usize) {
     #[cfg(target_os = "linux")]
     {

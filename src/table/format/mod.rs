@@ -261,8 +261,8 @@ mod tests {
         for (in_width, out_width, deepest) in
             [(1, 1, 200), (1, 2, 255), (2, 2, 40_000), (2, 1, 126)]
         {
-            for slots in [1, 31, 32, 33, 1000] {
-                let words: Vec<u64> = (0..(slots as usize).div_ceil(32)).map(|_| next()).collect();
+            for slots in [1usize, 31, 32, 33, 1000] {
+                let words: Vec<u64> = (0..slots.div_ceil(32)).map(|_| next()).collect();
                 let wdl = WdlBlock::from_words(words);
                 let halves = Halves {
                     bytes: (0..wdl.decisive)
