@@ -743,7 +743,11 @@ impl Pair<'_> {
                 // Every predecessor has `us` as its other side: each of
                 // their images is found once per block.
                 let mut images = Images::new(PointSet(0));
-                for &slot in chunk {
+                for (j, &slot) in chunk.iter().enumerate() {
+                    // Sparse sources are a line each even in slot order.
+                    if let Some(&ahead) = chunk.get(j + 16) {
+                        prefetch(&values[ahead as usize]);
+                    }
                     if values[slot as usize].load(Relaxed) != code_d {
                         continue;
                     }

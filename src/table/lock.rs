@@ -52,6 +52,27 @@ impl FolderLock {
 
 /// Takes an exclusive lock without waiting; `false` when another open file
 /// holds it.
+impl Drop for FolderLock {
+    /// Lets go of the lock itself rather than leaving it to the closing of
+    /// the file: a process started by another thread at that moment holds
+    /// a copy of the descriptor until it runs its program, and the lock
+    /// would last as long, refusing this process's next build.
+    fn drop(&mut self) {
+        unlock(&self._file);
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn unlock(file: &File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock only reads the descriptor, which `file` keeps open for
+    // the duration of the call. A failure leaves the lock to the closing.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_UN) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unlock(_file: &File) {}
+
 #[cfg(target_os = "linux")]
 fn try_lock(file: &File) -> std::io::Result<bool> {
     use std::os::fd::AsRawFd;
@@ -93,6 +114,21 @@ mod tests {
         let second = FolderLock::acquire(&db);
         assert!(second.is_ok());
         drop(second);
+        std::fs::remove_dir_all(&db).unwrap();
+    }
+
+    /// A copy of the descriptor left in a process being started (by
+    /// another thread) does not keep the lock once its holder lets go.
+    #[test]
+    fn a_copied_descriptor_does_not_outlive_the_lock() {
+        let db = std::env::temp_dir().join(format!("millbase-lock-copy-{}", std::process::id()));
+        let first = FolderLock::acquire(&db).unwrap();
+        let copy = first._file.try_clone().unwrap();
+        drop(first);
+        let second = FolderLock::acquire(&db);
+        assert!(second.is_ok(), "{:?}", second.err());
+        drop(second);
+        drop(copy);
         std::fs::remove_dir_all(&db).unwrap();
     }
 }
