@@ -426,13 +426,8 @@ impl SubspaceIndex<'_> {
         if slot >= self.slots() {
             return None;
         }
-        let orbit = slot / self.block;
-        let rank = slot % self.block;
-        let us = self.orbits.reps[orbit as usize];
-        Some((
-            us,
-            free_unrank(self.indexer.board.all, us, self.them as u32, rank),
-        ))
+        let us = self.orbits.reps[(slot / self.block) as usize];
+        Some((us, self.other_side(us, slot)))
     }
 
     /// The other side's stones in `slot`, whose side to move has `us`, the
