@@ -224,26 +224,14 @@ impl ChildPreferences<'_> {
 /// The children of the captures of one removed stone, within one block:
 /// the side to move after the capture is the block's fixed side less that
 /// stone, so all of them lie in one orbit block of the child table.
-#[derive(Default)]
-struct CaptureBlock {
-    state: CaptureState,
-    preferences: Vec<u16>,
-}
-
 #[derive(Default, Clone, Copy)]
-enum CaptureState {
+enum CaptureBlock {
     /// Not met yet in this block.
     #[default]
     Unseen,
-    /// Read from `preferences`, the captured side prepared.
-    Ready(PreparedSide),
-    /// Read from the child table's codes, the captured side prepared (no
-    /// symmetry fixes its representative).
+    /// Read from the child table's codes, the captured side prepared.
     Direct(PreparedSide),
-    /// Through the general path.
-    General,
 }
-
 /// Per-thread buffers of the placing pass.
 #[derive(Default)]
 struct Scratch {
@@ -457,38 +445,33 @@ impl<C: Codes + ?Sized> Context<'_, C> {
             return None;
         }
         let block = &mut captures[removed.0.trailing_zeros() as usize];
-        if let CaptureState::Unseen = block.state {
+        if let CaptureBlock::Unseen = block {
             let side = child.index.prepare(left);
-            let orbit = side.base / child.index.block_size();
-            block.state = if side.stabiliser == 0 {
-                // The block's positions read a few thousand of its codes,
-                // each a cache miss when met: fetched together at once.
-                child
-                    .table
-                    .prefetch_range(side.base, child.index.block_size());
-                CaptureState::Direct(side)
-            } else if child.fill(orbit, &mut block.preferences) {
-                CaptureState::Ready(side)
-            } else {
-                CaptureState::General
-            };
+            // The block's positions read a few thousand of its codes, each
+            // a cache miss when met: fetched together at once.
+            child
+                .table
+                .prefetch_range(side.base, child.index.block_size());
+            *block = CaptureBlock::Direct(side);
         }
-        match &block.state {
-            // Every slot of the block is a class of its own: the image's
-            // rank is the child's slot. A block holds many more slots than
-            // a block's positions capture from it, so its codes are read
-            // where needed rather than turned whole into preferences.
-            CaptureState::Direct(side) => {
-                let slot = side.base + child.index.image_rank(side, after);
+        match block {
+            // A block holds many more slots than a block's positions
+            // capture from it, so its codes are read where needed rather
+            // than turned whole into preferences (for a block that a
+            // symmetry fixes, that had been a tenth of the pass: its
+            // duplicate slots each needed their class found). Without such
+            // a symmetry every slot is a class of its own and the image's
+            // rank is the child's slot.
+            CaptureBlock::Direct(side) => {
+                let slot = if side.stabiliser == 0 {
+                    side.base + child.index.image_rank(side, after)
+                } else {
+                    child.index.slot_with(side, after)
+                };
                 Some(child.preferences.of_code(child.table.code(slot)))
                     .filter(|&p| p != preference::NONE)
             }
-            // Every slot of the block holds its class's preference, so the
-            // image's rank needs no smallest-of-the-class.
-            CaptureState::Ready(side) => {
-                Some(block.preferences[child.index.image_rank(side, after) as usize])
-            }
-            _ => None,
+            CaptureBlock::Unseen => unreachable!("prepared above"),
         }
     }
 
@@ -552,10 +535,8 @@ impl<C: Codes + ?Sized> Context<'_, C> {
         closing_memo.clear();
         closing_memo.resize(preferences.len(), preference::NONE);
         let memo = rules.double_mill == DoubleMill::One;
-        captures.resize_with(crate::geometry::MAX_POINTS, CaptureBlock::default);
-        for c in captures.iter_mut() {
-            c.state = CaptureState::Unseen;
-        }
+        captures.clear();
+        captures.resize(crate::geometry::MAX_POINTS, CaptureBlock::Unseen);
         let mut captured = [None; crate::geometry::MAX_POINTS];
         mirror.for_each_in_block(orbit, |_, them, us, canonical| {
             if !canonical {
