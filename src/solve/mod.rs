@@ -20,6 +20,7 @@
 //! its final one (the winner shortens, the loser lengthens), except that a
 //! tentative exit win is overwritten by a shorter one.
 
+mod flying;
 pub mod graph;
 
 use crate::geometry::{Board, PointSet};
@@ -555,6 +556,13 @@ impl Pair<'_> {
             }
             let idx = &self.idx[i];
             let failure = std::sync::Mutex::new(None);
+            if self.by_families(i) {
+                self.initialise_by_families(i, progress, &failure);
+                if let Some(e) = failure.into_inner().unwrap() {
+                    return Err(e);
+                }
+                continue;
+            }
             (0..idx.orbits()).into_par_iter().for_each_init(
                 || {
                     (
