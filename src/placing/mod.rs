@@ -221,17 +221,6 @@ impl ChildPreferences<'_> {
     }
 }
 
-/// The children of the captures of one removed stone, within one block:
-/// the side to move after the capture is the block's fixed side less that
-/// stone, so all of them lie in one orbit block of the child table.
-#[derive(Default, Clone, Copy)]
-enum CaptureBlock {
-    /// Not met yet in this block.
-    #[default]
-    Unseen,
-    /// Read from the child table's codes, the captured side prepared.
-    Direct(PreparedSide),
-}
 /// Per-thread buffers of the placing pass.
 #[derive(Default)]
 struct Scratch {
@@ -242,8 +231,11 @@ struct Scratch {
     /// Lines free of the block's fixed side: the only ones a placement can
     /// close.
     open_lines: Vec<u32>,
-    /// By the point of the stone removed.
-    captures: Vec<CaptureBlock>,
+    /// The block's captures by the point of the stone removed: the side to
+    /// move after one (the block's fixed side less that stone), prepared
+    /// when first met. All of one stone's captures lie in the orbit block
+    /// of that side in the child table.
+    captures: Vec<Option<PreparedSide>>,
     /// The worth of the placements that close a mill, by the rank of the
     /// stones after them ([`preference::NONE`]: not known yet).
     closing_memo: Vec<u16>,
@@ -429,12 +421,12 @@ impl<C: Codes + ?Sized> Context<'_, C> {
 
     /// The preference of a capture of one stone from the block's `them`,
     /// read from the child block of that capture; `None` for the general
-    /// path (several stones removed, or a child block that cannot be read
-    /// as preferences).
+    /// path (several stones removed, or a child code without a preference:
+    /// an unused slot, or too deep).
     #[inline]
     fn capture_preference(
         &self,
-        captures: &mut [CaptureBlock],
+        captures: &mut [Option<PreparedSide>],
         them: PointSet,
         after: PointSet,
         left: PointSet,
@@ -444,35 +436,27 @@ impl<C: Codes + ?Sized> Context<'_, C> {
         if removed.len() != 1 {
             return None;
         }
-        let block = &mut captures[removed.0.trailing_zeros() as usize];
-        if let CaptureBlock::Unseen = block {
+        let side = captures[removed.0.trailing_zeros() as usize].get_or_insert_with(|| {
             let side = child.index.prepare(left);
             // The block's positions read a few thousand of its codes, each
             // a cache miss when met: fetched together at once.
             child
                 .table
                 .prefetch_range(side.base, child.index.block_size());
-            *block = CaptureBlock::Direct(side);
-        }
-        match block {
-            // A block holds many more slots than a block's positions
-            // capture from it, so its codes are read where needed rather
-            // than turned whole into preferences (for a block that a
-            // symmetry fixes, that had been a tenth of the pass: its
-            // duplicate slots each needed their class found). Without such
-            // a symmetry every slot is a class of its own and the image's
-            // rank is the child's slot.
-            CaptureBlock::Direct(side) => {
-                let slot = if side.stabiliser == 0 {
-                    side.base + child.index.image_rank(side, after)
-                } else {
-                    child.index.slot_with(side, after)
-                };
-                Some(child.preferences.of_code(child.table.code(slot)))
-                    .filter(|&p| p != preference::NONE)
-            }
-            CaptureBlock::Unseen => unreachable!("prepared above"),
-        }
+            side
+        });
+        // A block holds many more slots than a block's positions capture
+        // from it, so its codes are read where needed rather than turned
+        // whole into preferences (for a block that a symmetry fixes, that
+        // had been a tenth of the pass: its duplicate slots each needed
+        // their class found). Without such a symmetry every slot is a class
+        // of its own and the image's rank is the child's slot.
+        let slot = if side.stabiliser == 0 {
+            side.base + child.index.image_rank(side, after)
+        } else {
+            child.index.slot_with(side, after)
+        };
+        Some(child.preferences.of_code(child.table.code(slot))).filter(|&p| p != preference::NONE)
     }
 
     /// Queues a position whose children from `first` on are in the batch,
@@ -536,7 +520,7 @@ impl<C: Codes + ?Sized> Context<'_, C> {
         closing_memo.resize(preferences.len(), preference::NONE);
         let memo = rules.double_mill == DoubleMill::One;
         captures.clear();
-        captures.resize(crate::geometry::MAX_POINTS, CaptureBlock::Unseen);
+        captures.resize(crate::geometry::MAX_POINTS, None);
         let mut captured = [None; crate::geometry::MAX_POINTS];
         mirror.for_each_in_block(orbit, |_, them, us, canonical| {
             if !canonical {

@@ -133,9 +133,9 @@ impl Pair<'_> {
                 })
             });
         let (blocks, work) = (mirror.orbits(), own.slots());
-        (0..blocks).into_par_iter().for_each_init(
-            FamilyScratch::default,
-            |scratch, orbit| {
+        (0..blocks)
+            .into_par_iter()
+            .for_each_init(FamilyScratch::default, |scratch, orbit| {
                 let (moves, max_code) = if mirror.orbit_rep(orbit).1 == 0 {
                     self.families_block(i, orbit, scratch, failure)
                 } else {
@@ -145,8 +145,7 @@ impl Pair<'_> {
                 self.visits.fetch_add(moves, Relaxed);
                 self.enlist(i, &mut scratch.local);
                 progress.advance((orbit + 1) * work / blocks - orbit * work / blocks);
-            },
-        );
+            });
     }
 
     /// The positions of a block of the other subspace whose representative
@@ -164,12 +163,19 @@ impl Pair<'_> {
                 return;
             }
             let first = s.lookups.len();
-            let o =
-                self.outlook_deferred(i, us, them, &mut s.children, &mut s.removals, &mut s.lookups);
+            let o = self.outlook_deferred(
+                i,
+                us,
+                them,
+                &mut s.children,
+                &mut s.removals,
+                &mut s.lookups,
+            );
             moves += o.moves as u64;
             self.wait(i, us, them, o, first, s, failure, &mut max_code);
         });
-        max_code = max_code.max(self.settle(i, &mut s.waiting, &mut s.lookups, &mut s.local, failure));
+        max_code =
+            max_code.max(self.settle(i, &mut s.waiting, &mut s.lookups, &mut s.local, failure));
         (moves, max_code)
     }
 
@@ -235,7 +241,8 @@ impl Pair<'_> {
             }
         }
         s.families.clear();
-        s.families.resize(n * n.saturating_sub(1) / 2, Family::EMPTY);
+        s.families
+            .resize(n * n.saturating_sub(1) / 2, Family::EMPTY);
         // Three-stone sets in colex order: by the highest point, then the
         // next, then the lowest.
         let mut r = 0;
@@ -257,9 +264,7 @@ impl Pair<'_> {
         for z in 2..n {
             for y in 1..z {
                 for x in 0..y {
-                    let us = PointSet(
-                        (1 << points[x]) | (1 << points[y]) | (1 << points[z]),
-                    );
+                    let us = PointSet((1 << points[x]) | (1 << points[y]) | (1 << points[z]));
                     let first = s.lookups.len();
                     let mut o = Outlook::default();
                     // Each family counts the position itself (moving a
@@ -320,9 +325,9 @@ impl Pair<'_> {
                                 0,
                                 &mut s.removals,
                                 &mut |step| match step {
-                                    Outcome::Capture(us2, them2) => s
-                                        .lookups
-                                        .push(self.exits.locate(them2, us2, (0, 0))),
+                                    Outcome::Capture(us2, them2) => {
+                                        s.lookups.push(self.exits.locate(them2, us2, (0, 0)))
+                                    }
                                     Outcome::Wins => o.exit(Some(Value::Loss(0))),
                                     // A mill with nothing to remove: a
                                     // child in the pair.
@@ -343,7 +348,56 @@ impl Pair<'_> {
                 }
             }
         }
-        max_code = max_code.max(self.settle(i, &mut s.waiting, &mut s.lookups, &mut s.local, failure));
+        max_code =
+            max_code.max(self.settle(i, &mut s.waiting, &mut s.lookups, &mut s.local, failure));
         (moves, max_code)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_family_takes_out_one_child_of_the_position_s_value() {
+        let loss = |d: u8| StartValue::LOSS + d;
+        let mut f = Family::EMPTY;
+        for v in [
+            0,
+            loss(5),
+            StartValue::DRAW,
+            loss(2),
+            StartValue::WIN_IN_1,
+            loss(2),
+            0,
+        ] {
+            f.add(v);
+        }
+        assert_eq!((f.quiet, f.undecided, f.draws, f.wins), (7, 2, 1, 1));
+        // Two children lost in 2: without one of them, the other is left.
+        assert_eq!(f.least_loss_without(Some(loss(2))), loss(2) as u16);
+        assert_eq!(f.least_loss_without(None), loss(2) as u16);
+        let mut g = Family::EMPTY;
+        for v in [loss(7), loss(2), loss(9)] {
+            g.add(v);
+        }
+        assert_eq!(g.least_loss_without(Some(loss(2))), loss(7) as u16);
+        assert_eq!(g.least_loss_without(Some(loss(7))), loss(2) as u16);
+        let mut h = Family::EMPTY;
+        h.add(loss(4));
+        assert_eq!(h.least_loss_without(Some(loss(4))), Family::NO_LOSS);
+    }
+
+    #[test]
+    fn three_stone_ranks_are_colex() {
+        let mut r = 0;
+        for z in 2..20u32 {
+            for y in 1..z {
+                for x in 0..y {
+                    assert_eq!(triple_rank((1 << x) | (1 << y) | (1 << z)), r);
+                    r += 1;
+                }
+            }
+        }
     }
 }
