@@ -12,6 +12,12 @@
 //! itself, which each family counts: three reads instead of 42. Blocks whose
 //! `them` a symmetry fixes (children of one position may then be one class)
 //! take the per-position path.
+//!
+//! Propagation meets the same sets from the other end: a source of the
+//! non-flying side has about 42 predecessors whose three stones fly, each
+//! an orbit lookup and a rank. When enough sources of one block come in a
+//! level, the slots of all the block's possible predecessors are tabulated
+//! once ([`predecessor_slots`]).
 
 use super::*;
 use crate::index::pack;
@@ -84,6 +90,41 @@ fn triple_rank(packed: u32) -> usize {
     let y = rest.trailing_zeros() as usize;
     let z = 31 - packed.leading_zeros() as usize;
     z * (z - 1) * (z - 2) / 6 + pair_rank(x, y)
+}
+
+/// The colex rank of the three stones `mover` among the points of `free`.
+#[inline]
+pub(super) fn three_rank(mover: PointSet, free: PointSet) -> usize {
+    triple_rank(pack(mover, free))
+}
+
+/// The slots in `pred` of the positions `(mover, stones)`, `stones` the
+/// set of `images`, for every set of three stones `mover` on the points
+/// `free` (those `stones` leave), by the colex rank of `mover` among them:
+/// the predecessors of a block's sources whose mover flies with three
+/// stones, each otherwise an orbit lookup and a rank.
+pub(super) fn predecessor_slots(
+    pred: &SubspaceIndex<'_>,
+    free: PointSet,
+    images: &mut Images,
+) -> Vec<u32> {
+    let mut points = Vec::with_capacity(free.len() as usize);
+    let mut bits = free.0;
+    while bits != 0 {
+        points.push(bits.trailing_zeros());
+        bits &= bits - 1;
+    }
+    let n = points.len();
+    let mut out = Vec::with_capacity(n * n.saturating_sub(1) * n.saturating_sub(2) / 6);
+    for z in 2..n {
+        for y in 1..z {
+            for x in 0..y {
+                let mover = PointSet((1 << points[x]) | (1 << points[y]) | (1 << points[z]));
+                out.push(pred.slot_with_images(&pred.prepare(mover), images) as u32);
+            }
+        }
+    }
+    out
 }
 
 /// Per-thread buffers.

@@ -739,6 +739,10 @@ impl Pair<'_> {
         let pred_idx = &self.idx[self.other(i)];
         let values = &self.values[i];
         let parts = (pred_idx.slots() >> PART_BITS) as usize + 1;
+        let flying_three = pred_idx.us() == 3
+            && self.subs[i].them_hand == 0
+            && self.rules.flies(3)
+            && !self.rules.mill_wins();
         let lists: Vec<(Grouped, u64)> = sources
             .par_chunks(1 << 13)
             .map_init(Vec::new, |preds, chunk| {
@@ -751,6 +755,9 @@ impl Pair<'_> {
                 // Every predecessor has `us` as its other side: each of
                 // their images is found once per block.
                 let mut images = Images::new(PointSet(0));
+                // The predecessor slots of the current block by the rank of
+                // their mover's stones, when those are three that fly.
+                let mut slots_of: Option<(u64, Vec<u32>)> = None;
                 for (j, &slot) in chunk.iter().enumerate() {
                     // Sparse sources are a line each even in slot order.
                     if let Some(&ahead) = chunk.get(j + 16) {
@@ -775,15 +782,54 @@ impl Pair<'_> {
                         }
                     };
                     let them = idx.other_side(us, slot64);
-                    // The movers' orbits are looked up all at once, then
-                    // each predecessor's slot found.
                     preds.clear();
-                    for_each_quiet_unmove(self.board, self.rules, us, them, mover_hand, |mover| {
-                        preds.push(pred_idx.side_rank(mover));
-                    });
-                    for p in preds.iter_mut() {
-                        let side = pred_idx.prepare_ranked(*p);
-                        *p = pred_idx.slot_with_images(&side, &mut images) as u32;
+                    if flying_three {
+                        // Worth a table of the block's predecessor slots
+                        // when enough of its sources come now.
+                        let (start, end, ..) = block.expect("set above");
+                        if slots_of.as_ref().is_none_or(|(s, _)| *s != start) {
+                            let rest = &chunk[j..];
+                            let here = rest.partition_point(|&x| (x as u64) < end);
+                            if here >= FLYING_TABLE_SOURCES {
+                                slots_of = Some((
+                                    start,
+                                    flying::predecessor_slots(
+                                        pred_idx,
+                                        self.board.all.minus(us),
+                                        &mut images,
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                    match &slots_of {
+                        Some((start, table)) if block.is_some_and(|b| b.0 == *start) => {
+                            let free = self.board.all.minus(us);
+                            for_each_quiet_unmove(
+                                self.board,
+                                self.rules,
+                                us,
+                                them,
+                                mover_hand,
+                                |mover| preds.push(table[flying::three_rank(mover, free)]),
+                            );
+                        }
+                        _ => {
+                            // The movers' orbits are looked up all at once,
+                            // then each predecessor's slot found.
+                            for_each_quiet_unmove(
+                                self.board,
+                                self.rules,
+                                us,
+                                them,
+                                mover_hand,
+                                |mover| preds.push(pred_idx.side_rank(mover)),
+                            );
+                            for p in preds.iter_mut() {
+                                let side = pred_idx.prepare_ranked(*p);
+                                *p = pred_idx.slot_with_images(&side, &mut images) as u32;
+                            }
+                        }
                     }
                     // As for children: repeats need a symmetry fixing `us`.
                     if stabiliser != 0 {
@@ -929,6 +975,11 @@ const INFORMED_SHARE: f64 = 0.0;
 
 /// The table number of a located in-pair child ([`Pair::fold`]).
 const IN_PAIR: usize = usize::MAX;
+
+/// Sources of one block in a chunk from which gathering tabulates the
+/// block's flying predecessors ([`flying::predecessor_slots`]): a source
+/// has about 42, a table 680 on the standard board.
+const FLYING_TABLE_SOURCES: usize = 16;
 
 /// Positions whose exits are read together in the initialisation.
 const EXIT_BATCH: usize = 32;
