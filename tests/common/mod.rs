@@ -197,10 +197,14 @@ pub fn walk(rules: &Rules, plies: usize, seed: u64) -> Position {
 pub struct TempDir(std::path::PathBuf);
 
 impl TempDir {
-    /// A fresh, empty folder named by the test binary's process and `name`.
+    /// A fresh, empty folder named by the test binary's process, `name`
+    /// and a number of its own: two tests that run at once with the same
+    /// `name` must not share (one removing the folder the other reads).
     pub fn new(name: &str) -> TempDir {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!(
-            "millbase-test-{}-{}",
+            "millbase-test-{}-{n}-{}",
             std::process::id(),
             name.replace([',', '=', '/'], "-")
         ));
@@ -403,4 +407,14 @@ pub fn table_files(dir: &std::path::Path, keep: impl Fn(&str) -> bool) -> Vec<(S
         .collect();
     v.sort();
     v
+}
+
+/// Two folders asked for with one name by tests running at once are two.
+#[test]
+fn temp_folders_of_one_name_are_distinct() {
+    let (a, b) = (TempDir::new("same"), TempDir::new("same"));
+    assert_ne!(a.path(), b.path());
+    std::fs::write(a.path().join("x"), b"a").unwrap();
+    drop(b);
+    assert!(a.path().join("x").exists());
 }
