@@ -502,8 +502,12 @@ impl Build {
                 progress.step_started(&name, slots);
                 let start = Instant::now();
                 let tables = compute_step(step, &exits, pure.as_ref(), progress)?;
+                // Compressing and checking the tables is a stage of its
+                // own, so that a log tells it from the solving.
+                progress.stage("write", tables.len() as u64);
                 for t in &tables {
                     folder.write(t, self.level)?;
+                    progress.advance(1);
                 }
                 let stats: Vec<SubspaceStats> =
                     tables.iter().map(SubspaceStats::of_table).collect();

@@ -24,7 +24,7 @@ done
 cp "$dir/stats.json" "$work/"
 "$bin" build --rules "$rules" --no-placing --subspaces "$pair" --threads "$threads" \
     --db "$scratch" 2> "$scratch/build.log" || { tail -20 "$scratch/build.log"; exit 1; }
-grep -E '^  (initialise|propagate)' "$scratch/build.log" | tr '\n' ' '
+grep -E '^  (initialise|propagate|write)' "$scratch/build.log" | tr '\n' ' '
 grep '^solved' "$scratch/build.log" | sed 's/;.*//'
 for s in "$pair" "$twin"; do
     cmp "$work/$s.mbt" "$dir/$s.mbt"

@@ -22,13 +22,16 @@ trap 'rm -rf "$db"' EXIT
 awk '
     /^  initialise:/ { init = $2 }
     /^  propagate:/ { prop = $2 }
+    /^  write:/ { write = $2 }
     /^solved/ {
         pair = $2; i = 3
         if ($3 == "+") { pair = $2 " + " $4; i = 5 }
         slots = $i; gsub(/[(]/, "", slots)
         secs = $(i + 3)
-        printf "%-9s %12s %8.1f s %7.2f M slots/s  (initialise %s s, propagate %s s)\n", \
-            pair, slots, secs, slots / secs / 1e6, init, prop
+        # Binaries before the write stage count it in propagation.
+        printf "%-9s %12s %8.1f s %7.2f M slots/s  (initialise %s s, propagate %s s, write %s s)\n", \
+            pair, slots, secs, slots / secs / 1e6, init, prop, write == "" ? "-" : write
+        write = ""
         total += secs
     }
     END { printf "total %31.1f s\n", total }
