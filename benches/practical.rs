@@ -31,7 +31,7 @@ fn main() {
     let mut moves = Vec::new();
     while positions.len() < 300 {
         let s = subs[(rng.next() % subs.len() as u64) as usize];
-        let p = random_position(&mut rng, &rules, s.us, s.them);
+        let p = random_position(&mut rng, &rules, s);
         legal_moves(&p, &rules, &mut moves);
         if !moves.is_empty() {
             positions.push(p);

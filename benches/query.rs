@@ -2,7 +2,8 @@
 //! table folder) and warm (tables mapped; block cached, or not).
 //!
 //! `MILLBASE_DB=/path/to/db cargo bench --bench query` (default `db`),
-//! `MILLBASE_RULES` (default `standard`). Needs the moving-phase tables.
+//! `MILLBASE_RULES` (default `standard`). Needs the moving-phase tables;
+//! with `MILLBASE_PHASE=placing`, positions of the placing phase instead.
 //!
 //! With `MILLBASE_CODES=FILE` (position codes, `Position::code`, as
 //! little-endian `u64`s; `tools/bench_python.py` writes one) it measures
@@ -98,7 +99,7 @@ fn main() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let pick = |rng: &mut Rng| {
         let s = subs[(rng.next() % subs.len() as u64) as usize];
-        random_position(rng, &rules, s.us, s.them)
+        random_position(rng, &rules, s)
     };
 
     // Cold: a fresh TableSet each time, first probe in a random subspace.

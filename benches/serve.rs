@@ -74,7 +74,7 @@ fn main() {
             (0..n)
                 .map(|_| {
                     let s = subs[(rng.next() % subs.len() as u64) as usize];
-                    let p = random_position(&mut rng, &rules, s.us, s.them);
+                    let p = random_position(&mut rng, &rules, s);
                     format!(
                         "/api/v1/query?rules={}&position={}",
                         enc(&spec),

@@ -1,5 +1,5 @@
-//! Shared by the benchmarks: a small generator, random moving-phase
-//! positions, percentiles.
+//! Shared by the benchmarks: a small generator, random positions of a
+//! subspace, percentiles.
 #![allow(dead_code)]
 
 use millbase::Subspace;
@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 /// The table folder and rule set named by `MILLBASE_DB` (default `db`)
 /// and `MILLBASE_RULES` (default `standard`), with the moving-phase
-/// subspaces whose tables are there (only those listed in
+/// subspaces whose tables are there (the placing phase's with
+/// `MILLBASE_PHASE=placing`) (only those listed in
 /// `MILLBASE_SUBSPACES`, e.g. `8-8,9-9`, if set); `None` (after saying so)
 /// if none are.
 pub fn tables_from_env() -> Option<(PathBuf, String, Rules, Vec<Subspace>)> {
@@ -39,7 +40,11 @@ pub fn tables_from_env() -> Option<(PathBuf, String, Rules, Vec<Subspace>)> {
 
 fn present(db: &Path, rules: &Rules) -> Vec<Subspace> {
     let folder = TableFolder::new(db, rules);
-    millbase::moving_subspaces(rules)
+    let subspaces = match std::env::var("MILLBASE_PHASE").as_deref() {
+        Ok("placing") => millbase::placing_subspaces(rules),
+        _ => millbase::moving_subspaces(rules),
+    };
+    subspaces
         .into_iter()
         .filter(|&s| folder.exists(s))
         .collect()
@@ -56,9 +61,9 @@ impl Rng {
     }
 }
 
-/// A random moving-phase position with `w` white and `b` black stones,
-/// White to move.
-pub fn random_position(rng: &mut Rng, rules: &Rules, w: u8, b: u8) -> Position {
+/// A random position of subspace `s`: White to move with its stones on the
+/// board and in hand.
+pub fn random_position(rng: &mut Rng, rules: &Rules, s: Subspace) -> Position {
     let size = rules.board().size as u64;
     let mut take = |n: u8, used: PointSet| {
         let mut s = PointSet(0);
@@ -70,11 +75,14 @@ pub fn random_position(rng: &mut Rng, rules: &Rules, w: u8, b: u8) -> Position {
         }
         s
     };
-    let white = take(w, PointSet(0));
-    let black = take(b, white);
+    let white = take(s.us, PointSet(0));
+    let black = take(s.them, white);
     Position {
         stones: ByColor { white, black },
-        hand: ByColor::default(),
+        hand: ByColor {
+            white: s.us_hand,
+            black: s.them_hand,
+        },
         to_move: Color::White,
     }
 }
