@@ -207,11 +207,30 @@ pub fn legal_moves(pos: &Position, rules: &Rules, out: &mut Vec<Move>) {
     if pos.total(us) < 3 || mill_ended(board, rules, pos.stones[!us]) {
         return;
     }
+    let empty = board.all.minus(pos.stones[us].union(pos.stones[!us]));
+    // The removal sets' buffer outlives the call: allocating it afresh
+    // was a twentieth of `check`.
+    REMOVAL_SETS.with_borrow_mut(|sets| legal_moves_from(pos, rules, empty, sets, out));
+}
+
+thread_local! {
+    static REMOVAL_SETS: std::cell::RefCell<Vec<PointSet>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`legal_moves`] of a position whose mover can move, `sets` a buffer.
+fn legal_moves_from(
+    pos: &Position,
+    rules: &Rules,
+    empty: PointSet,
+    sets: &mut Vec<PointSet>,
+    out: &mut Vec<Move>,
+) {
+    let board = rules.board();
+    let us = pos.to_move;
     let mine = pos.stones[us];
     let theirs = pos.stones[!us];
     let their_hand = pos.hand[!us] as u32;
-    let empty = board.all.minus(mine.union(theirs));
-    let mut sets = Vec::new();
     let mut push = |from: Option<Point>, to: Point, out: &mut Vec<Move>| {
         let after = match from {
             Some(f) => mine.without(f).with(to),
@@ -227,8 +246,8 @@ pub fn legal_moves(pos: &Position, rules: &Rules, out: &mut Vec<Move>) {
             return;
         }
         sets.clear();
-        removal_sets(board, rules, theirs, their_hand, k, &mut sets);
-        for &removed in &sets {
+        removal_sets(board, rules, theirs, their_hand, k, sets);
+        for &removed in sets.iter() {
             out.push(Move { from, to, removed });
         }
     };
