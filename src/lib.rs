@@ -28,7 +28,8 @@
 //!   and playing matches;
 //! - [`verify`] (the value of the start by two methods) and
 //!   [`check_subspaces`] (every slot of the tables against its children;
-//!   neither reads the builders' code);
+//!   neither reads the builders' code; [`check_subspaces_recorded`] resumes
+//!   a long check);
 //! - [`spawn`] and [`serve_until_interrupted`]: the HTTP API and the web
 //!   board.
 //!
@@ -161,7 +162,9 @@ pub use table::{
 };
 pub use value::{Encoding, UNUSED, Value, Wdl, best_first};
 #[cfg(feature = "tables")]
-pub use verify::check::{BadSlot, SubspaceCheck, built_subspaces, check_subspaces};
+pub use verify::check::{
+    BadSlot, CheckRecord, SubspaceCheck, built_subspaces, check_subspaces, check_subspaces_recorded,
+};
 #[cfg(feature = "tables")]
 pub use verify::{
     Method, OpeningSearch, Quiet, SearchOutcome, TablesOutcome, Verification, VerifyError,

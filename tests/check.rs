@@ -222,3 +222,75 @@ fn format_2_tables_read_as_the_same_values_as_format_3() {
         assert!(text(&info).contains(says), "{}", text(&info));
     }
 }
+
+/// The line of `check`'s output about table `name`.
+fn line_of<'t>(t: &'t str, name: &str) -> &'t str {
+    t.lines()
+        .find(|l| l.split_whitespace().next() == Some(name))
+        .unwrap_or_else(|| panic!("no line for {name}: {t}"))
+}
+
+#[test]
+fn a_resumed_check_skips_only_tables_found_consistent_against_the_same_tables() {
+    let rules: Rules = "standard,stones=4".parse().unwrap();
+    let db = fresh_db("resume", "standard,stones=4", "4-4");
+    let d = db.to_str().unwrap();
+    let resume = || {
+        millbase(&[
+            "check",
+            "--rules",
+            "standard,stones=4",
+            "--db",
+            d,
+            "--resume",
+        ])
+    };
+
+    let first = resume();
+    let t = text(&first);
+    assert!(first.status.success(), "{t}");
+    assert!(
+        t.contains("checked 4 tables") && !t.contains("earlier"),
+        "{t}"
+    );
+    assert!(db.join("standard").join("checked.json").exists());
+
+    let second = resume();
+    let t = text(&second);
+    assert!(second.status.success(), "{t}");
+    assert!(t.contains("(4 tables in an earlier run)"), "{t}");
+    for name in ["3-3", "4-3", "3-4", "4-4"] {
+        assert!(line_of(&t, name).contains("consistent earlier"), "{t}");
+    }
+    // Without --resume the record is not read.
+    let t = text(&check(&db, "standard,stones=4"));
+    assert!(
+        !t.contains("earlier") && t.contains("all consistent"),
+        "{t}"
+    );
+
+    // 4-3 changed (its checksums valid): it and 3-4, whose quiet children
+    // it holds, are checked again; 3-3, which reads neither, is not.
+    tamper(&db, &rules, Subspace::moving(4, 3), |v| {
+        matches!(v, Value::Win(_)).then_some(Value::Draw)
+    });
+    let third = resume();
+    let t = text(&third);
+    assert_eq!(third.status.code(), Some(1), "{t}");
+    assert!(line_of(&t, "3-3").contains("consistent earlier"), "{t}");
+    assert!(line_of(&t, "4-3").contains("INCONSISTENT"), "{t}");
+    assert!(!line_of(&t, "3-4").contains("earlier"), "{t}");
+    // The inconsistent table was not recorded.
+    let t = text(&resume());
+    assert!(line_of(&t, "4-3").contains("INCONSISTENT"), "{t}");
+
+    // A record that is not one: a clear error, not a silent full check.
+    std::fs::write(db.join("standard").join("checked.json"), "not json").unwrap();
+    let out = resume();
+    let t = text(&out);
+    assert!(!out.status.success(), "{t}");
+    assert!(
+        t.contains("checked.json") && t.contains("remove it") && !t.contains("panicked"),
+        "{t}"
+    );
+}

@@ -5,8 +5,10 @@ use clap::Args;
 use millbase::Rules;
 use millbase::Subspace;
 use millbase::moving_subspaces;
+use millbase::{
+    CheckRecord, SubspaceCheck, built_subspaces, check_subspaces, check_subspaces_recorded,
+};
 use millbase::{Section, TableFile};
-use millbase::{SubspaceCheck, built_subspaces, check_subspaces};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `check`.
@@ -21,6 +23,12 @@ pub struct CheckArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// Resume a long check: skip the slot-by-slot check of the tables an
+    /// earlier `check --resume` found consistent against the same tables
+    /// (their checksums are still checked), and record each table found
+    /// consistent in `checked.json` beside the tables.
+    #[arg(long)]
+    resume: bool,
 }
 
 /// Arguments of `info`.
@@ -42,6 +50,15 @@ fn show_value(v: Option<millbase::Value>) -> String {
 }
 
 fn print_check(r: &SubspaceCheck) {
+    if r.earlier {
+        println!(
+            "{:<6} {:>12} slots  consistent earlier, checksums now  ({:.1} s)",
+            r.subspace.to_string(),
+            r.slots,
+            r.seconds
+        );
+        return;
+    }
     if r.bad == 0 {
         println!(
             "{:<6} {:>12} slots  consistent  ({:.1} s)",
@@ -101,12 +118,26 @@ pub fn check_cmd(rules: &Rules, args: &CheckArgs) -> Result<(), CliError> {
         list
     };
     let start = std::time::Instant::now();
-    let results = check_subspaces(&folder, &subspaces, print_check)
-        .map_err(|e| CliError::table(&e, rules))?;
+    let results = if args.resume {
+        let mut record = CheckRecord::open(&folder).map_err(|e| CliError::table(&e, rules))?;
+        check_subspaces_recorded(&folder, &subspaces, &mut record, print_check)
+    } else {
+        check_subspaces(&folder, &subspaces, print_check)
+    }
+    .map_err(|e| CliError::table(&e, rules))?;
     let slots: u64 = results.iter().map(|r| r.slots).sum();
     let bad: u64 = results.iter().map(|r| r.bad).sum();
+    let earlier = results.iter().filter(|r| r.earlier).count();
+    let how = if earlier > 0 {
+        format!(
+            "every checksum, and every slot against its children ({earlier} tables in an \
+             earlier run)"
+        )
+    } else {
+        "every checksum and every slot against its children".to_string()
+    };
     println!(
-        "checked {} tables, {slots} slots, every checksum and every slot against its children, in {:.1} s",
+        "checked {} tables, {slots} slots, {how}, in {:.1} s",
         results.len(),
         start.elapsed().as_secs_f64()
     );

@@ -20,8 +20,10 @@ use crate::table::{Table, TableError, TableFolder};
 use crate::value::best_first;
 use crate::value::{Encoding, Value};
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use xxhash_rust::xxh3::xxh3_64;
 
 /// One slot whose stored value is wrong.
 #[derive(Clone, Debug)]
@@ -51,6 +53,9 @@ pub struct SubspaceCheck {
     pub first_bad: Vec<BadSlot>,
     /// Seconds taken.
     pub seconds: f64,
+    /// Found consistent by an earlier recorded check against the same
+    /// tables (see [`CheckRecord`]): only its checksums were checked now.
+    pub earlier: bool,
 }
 
 const KEEP_BAD: usize = 5;
@@ -105,15 +110,59 @@ pub fn built_subspaces(folder: &TableFolder) -> (Vec<Subspace>, bool) {
 pub fn check_subspaces(
     folder: &TableFolder,
     subspaces: &[Subspace],
+    report: impl FnMut(&SubspaceCheck),
+) -> Result<Vec<SubspaceCheck>, TableError> {
+    check_with(folder, subspaces, None, report)
+}
+
+/// [`check_subspaces`] that resumes: a table `record` holds as consistent
+/// against the same tables (the same file checksums of it, its children
+/// and, under the N-move rule, the pure game's table) has only its
+/// checksums checked; every table found consistent is added to `record`
+/// and the record written at once, so that a check of a whole game can be
+/// stopped and run again.
+pub fn check_subspaces_recorded(
+    folder: &TableFolder,
+    subspaces: &[Subspace],
+    record: &mut CheckRecord,
+    report: impl FnMut(&SubspaceCheck),
+) -> Result<Vec<SubspaceCheck>, TableError> {
+    check_with(folder, subspaces, Some(record), report)
+}
+
+fn check_with(
+    folder: &TableFolder,
+    subspaces: &[Subspace],
+    mut record: Option<&mut CheckRecord>,
     mut report: impl FnMut(&SubspaceCheck),
 ) -> Result<Vec<SubspaceCheck>, TableError> {
     let rules = folder.rules();
     let mut loaded: HashMap<Subspace, Table> = HashMap::new();
     let mut out = Vec::new();
+    let mut sums = Checksums::default();
     for &s in subspaces {
         let start = std::time::Instant::now();
         folder.open(s)?.verify()?;
         let needed = children_subspaces(rules, s);
+        let fingerprint = match record {
+            Some(_) => Some(sums.fingerprint(folder, s, &needed)?),
+            None => None,
+        };
+        if let (Some(r), Some(f)) = (record.as_deref(), fingerprint)
+            && r.holds(s, f)
+        {
+            let result = SubspaceCheck {
+                subspace: s,
+                slots: folder.slots(s),
+                bad: 0,
+                first_bad: Vec::new(),
+                seconds: start.elapsed().as_secs_f64(),
+                earlier: true,
+            };
+            report(&result);
+            out.push(result);
+            continue;
+        }
         loaded.retain(|k, _| needed.contains(k));
         for &n in &needed {
             if let std::collections::hash_map::Entry::Vacant(e) = loaded.entry(n) {
@@ -128,10 +177,120 @@ pub fn check_subspaces(
         };
         let mut result = SubspaceChecker::new(rules, s, &loaded, pure.as_ref()).run();
         result.seconds = start.elapsed().as_secs_f64();
+        if let (Some(r), Some(f)) = (record.as_deref_mut(), fingerprint)
+            && result.bad == 0
+        {
+            r.add(s, f)?;
+        }
         report(&result);
         out.push(result);
     }
     Ok(out)
+}
+
+/// The file checksums of the tables met so far in one check.
+#[derive(Default)]
+struct Checksums(HashMap<(Subspace, bool), u64>);
+
+impl Checksums {
+    /// One number for the tables the check of `s` reads: `s`, `needed`
+    /// and, under the N-move rule, the pure game's table of `s`.
+    fn fingerprint(
+        &mut self,
+        folder: &TableFolder,
+        s: Subspace,
+        needed: &[Subspace],
+    ) -> Result<u64, TableError> {
+        let mut bytes = Vec::new();
+        for &n in std::iter::once(&s).chain(needed) {
+            bytes.extend_from_slice(&self.of(folder, n, false)?.to_le_bytes());
+        }
+        if folder.rules().nmove.is_some() && s.is_moving() {
+            bytes.extend_from_slice(&self.of(folder, s, true)?.to_le_bytes());
+        }
+        Ok(xxh3_64(&bytes))
+    }
+
+    fn of(&mut self, folder: &TableFolder, s: Subspace, pure: bool) -> Result<u64, TableError> {
+        if let Some(&sum) = self.0.get(&(s, pure)) {
+            return Ok(sum);
+        }
+        let sum = if pure {
+            folder.with_rules(&folder.rules().pure()).open(s)?
+        } else {
+            folder.open(s)?
+        }
+        .info()
+        .file_checksum;
+        self.0.insert((s, pure), sum);
+        Ok(sum)
+    }
+}
+
+/// The tables a recorded check ([`check_subspaces_recorded`]) found
+/// consistent, by rule set: the file `checked.json` beside the moving-phase
+/// tables of the rules checked (and their `stats.json`).
+pub struct CheckRecord {
+    path: PathBuf,
+    rules: String,
+    all: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+impl CheckRecord {
+    /// The record of `folder` (empty if there is none yet). A record that
+    /// cannot be read is an error, not a reason to check everything again
+    /// silently.
+    pub fn open(folder: &TableFolder) -> Result<CheckRecord, TableError> {
+        let path = folder.moving_dir().join("checked.json");
+        let all = match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                TableError::Io(
+                    path.clone(),
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("not a record of checked tables ({e}); remove it to check anew"),
+                    ),
+                )
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
+            Err(e) => return Err(TableError::Io(path, e)),
+        };
+        Ok(CheckRecord {
+            path,
+            rules: folder.rules().canonical(),
+            all,
+        })
+    }
+
+    /// Where the record is kept.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
+    /// Whether `s` was found consistent against the tables of `fingerprint`.
+    fn holds(&self, s: Subspace, fingerprint: u64) -> bool {
+        self.all
+            .get(&self.rules)
+            .and_then(|m| m.get(&s.to_string()))
+            .is_some_and(|f| *f == format!("{fingerprint:016x}"))
+    }
+
+    /// Records `s` as consistent and writes the record (through a
+    /// temporary file, so that a stop leaves the old one or the new one).
+    fn add(&mut self, s: Subspace, fingerprint: u64) -> Result<(), TableError> {
+        self.all
+            .entry(self.rules.clone())
+            .or_default()
+            .insert(s.to_string(), format!("{fingerprint:016x}"));
+        let tmp = self.path.with_extension("tmp");
+        let text = serde_json::to_string_pretty(&self.all).expect("serialisable");
+        std::fs::write(&tmp, text)
+            .and_then(|_| std::fs::rename(&tmp, &self.path))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                TableError::Io(self.path.clone(), e)
+            })
+    }
 }
 
 /// The tables a position of `s` (side to move first) and its children need.
@@ -253,6 +412,7 @@ impl<'t> SubspaceChecker<'t> {
             bad: self.bad_count.into_inner(),
             first_bad,
             seconds: 0.0,
+            earlier: false,
         }
     }
 
