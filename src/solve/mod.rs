@@ -22,6 +22,7 @@
 
 mod flying;
 pub mod graph;
+mod slot_order;
 
 use crate::geometry::{Board, PointSet};
 use crate::index::{Images, Indexer, Subspace, SubspaceIndex};
@@ -300,6 +301,8 @@ struct Pair<'a> {
     /// overwritten by a shorter one stays in its old list: readers skip a
     /// slot whose code is no longer the list's.
     decided: Vec<Mutex<Vec<Vec<u32>>>>,
+    /// Puts each level's sources in slot order.
+    slot_order: Mutex<slot_order::SlotOrder>,
     max_code: AtomicU16,
     /// The subspace whose mover flies while the other's does not, if any:
     /// it is initialised second, and reads its children's values from the
@@ -716,7 +719,10 @@ impl Pair<'_> {
             // In slot order, the sources' values are read in one sweep
             // instead of a cache miss each, and the sources of one orbit
             // block share its stones.
-            sources.par_sort_unstable();
+            self.slot_order
+                .lock()
+                .expect("no task panics holding the bitmap")
+                .sort(&mut sources, self.idx[i].slots());
             // Large batches give each destination part many updates, so
             // the cost of bringing the part into cache is shared.
             for batch in sources.chunks(1 << 23) {
@@ -1155,6 +1161,7 @@ fn solve_twins_sharing(
             .map(|i| huge_vec_par(i.slots() as usize, || AtomicU8::new(0)))
             .collect(),
         decided: idx.iter().map(|_| Mutex::new(Vec::new())).collect(),
+        slot_order: Mutex::default(),
         idx,
         max_code: AtomicU16::new(0),
         informed: informed_subspace(rules, &subs),
