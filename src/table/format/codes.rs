@@ -22,14 +22,14 @@ impl CodeLayout {
 
     /// Chooses the layout for `raw` codes of `width` bytes: decisive
     /// halves unless a draw at counter 0 has a code of its own.
-    pub(super) fn choose(raw: &[u8], width: u8, encoding: Encoding) -> CodeLayout {
+    pub(super) fn choose(raw: &[u8], width: u8, fields: &WdlOfStored) -> CodeLayout {
         let n = raw.len() / width as usize;
         let widest = (0..n)
             .into_par_iter()
             .with_min_len(1 << 16)
             .map(|i| {
                 let code = code_at(raw, width, i);
-                match wdl_bits(code, encoding) {
+                match fields.at(raw, i) {
                     1 | 2 => Some((code - 1) / 2),
                     0 if code != DRAW => None,
                     _ => Some(0),
@@ -44,15 +44,14 @@ impl CodeLayout {
     }
 
     /// The bytes of one code block in this layout.
-    pub(super) fn encode(self, raw: &[u8], width: u8, encoding: Encoding) -> Vec<u8> {
+    pub(super) fn encode(self, raw: &[u8], width: u8, fields: &WdlOfStored) -> Vec<u8> {
         match self {
             CodeLayout::Codes => raw.to_vec(),
             CodeLayout::DecisiveHalves(hw) => {
                 let mut out = Vec::new();
                 for i in 0..raw.len() / width as usize {
-                    let code = code_at(raw, width, i);
-                    if let 1 | 2 = wdl_bits(code, encoding) {
-                        let h = (code - 1) / 2;
+                    if let 1 | 2 = fields.at(raw, i) {
+                        let h = (code_at(raw, width, i) - 1) / 2;
                         if hw == 1 {
                             out.push(h as u8);
                         } else {

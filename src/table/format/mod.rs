@@ -27,7 +27,7 @@ pub use crate::value::Wdl;
 pub use codes::{CodeLayout, FieldCode, Halves};
 pub use read::{TableFile, TableInfo};
 pub use wdl::WdlBlock;
-use wdl::{pack_wdl, wdl_bits};
+use wdl::{WdlOfStored, pack_wdl};
 pub(super) use write::write;
 
 const MAGIC: &[u8; 8] = b"MILLBASE";

@@ -157,11 +157,54 @@ pub(super) fn wdl_bits(code: u16, encoding: Encoding) -> u8 {
     }
 }
 
-pub(super) fn pack_wdl(raw: &[u8], width: u8, encoding: Encoding) -> Vec<u8> {
-    let n = raw.len() / width as usize;
+/// The win/draw/loss field of every value a slot of `width` bytes can hold,
+/// made once per table written: the writer asks it of every slot three
+/// times (layout, fields, code section), and decoding each code into a
+/// value each time had been most of that work.
+pub(super) struct WdlOfStored {
+    fields: Vec<u8>,
+    width: u8,
+}
+
+impl WdlOfStored {
+    pub(super) fn new(width: u8, encoding: Encoding) -> WdlOfStored {
+        let n = if width == 1 { 1 << 8 } else { 1 << 16 };
+        let stored: Vec<u8> = (0..n as u32)
+            .flat_map(|v| {
+                if width == 1 {
+                    vec![v as u8]
+                } else {
+                    (v as u16).to_le_bytes().to_vec()
+                }
+            })
+            .collect();
+        WdlOfStored {
+            fields: (0..n)
+                .map(|i| wdl_bits(code_at(&stored, width, i), encoding))
+                .collect(),
+            width,
+        }
+    }
+
+    /// The field of slot `i` of `raw`.
+    #[inline]
+    pub(super) fn at(&self, raw: &[u8], i: usize) -> u8 {
+        let v = if self.width == 1 {
+            raw[i] as usize
+        } else {
+            u16::from_le_bytes([raw[2 * i], raw[2 * i + 1]]) as usize
+        };
+        self.fields[v]
+    }
+}
+
+pub(super) fn pack_wdl(raw: &[u8], fields: &WdlOfStored) -> Vec<u8> {
+    let n = raw.len() / fields.width as usize;
     let mut out = vec![0u8; n.div_ceil(4)];
-    for i in 0..n {
-        out[i / 4] |= wdl_bits(code_at(raw, width, i), encoding) << (2 * (i % 4));
+    for (j, o) in out.iter_mut().enumerate() {
+        for k in 0..4.min(n - 4 * j) {
+            *o |= fields.at(raw, 4 * j + k) << (2 * k);
+        }
     }
     out
 }
