@@ -20,9 +20,10 @@ impl CodeLayout {
         }
     }
 
-    /// Chooses the layout for `raw` codes of `width` bytes: decisive
-    /// halves unless a draw at counter 0 has a code of its own.
-    pub(super) fn choose(raw: &[u8], width: u8, fields: &WdlOfStored) -> CodeLayout {
+    /// Chooses the layout for `raw` codes of `fields.width()` bytes:
+    /// decisive halves unless a draw at counter 0 has a code of its own.
+    pub(super) fn choose(raw: &[u8], fields: &WdlOfStored) -> CodeLayout {
+        let width = fields.width();
         let n = raw.len() / width as usize;
         let widest = (0..n)
             .into_par_iter()
@@ -44,7 +45,8 @@ impl CodeLayout {
     }
 
     /// The bytes of one code block in this layout.
-    pub(super) fn encode(self, raw: &[u8], width: u8, fields: &WdlOfStored) -> Vec<u8> {
+    pub(super) fn encode(self, raw: &[u8], fields: &WdlOfStored) -> Vec<u8> {
+        let width = fields.width();
         match self {
             CodeLayout::Codes => raw.to_vec(),
             CodeLayout::DecisiveHalves(hw) => {

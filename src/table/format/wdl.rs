@@ -168,22 +168,23 @@ pub(super) struct WdlOfStored {
 
 impl WdlOfStored {
     pub(super) fn new(width: u8, encoding: Encoding) -> WdlOfStored {
-        let n = if width == 1 { 1 << 8 } else { 1 << 16 };
-        let stored: Vec<u8> = (0..n as u32)
-            .flat_map(|v| {
-                if width == 1 {
-                    vec![v as u8]
+        let n: u32 = if width == 1 { 1 << 8 } else { 1 << 16 };
+        let fields = (0..n)
+            .map(|v| {
+                let code = if width == 1 {
+                    code_at(&[v as u8], 1, 0)
                 } else {
-                    (v as u16).to_le_bytes().to_vec()
-                }
+                    v as u16
+                };
+                wdl_bits(code, encoding)
             })
             .collect();
-        WdlOfStored {
-            fields: (0..n)
-                .map(|i| wdl_bits(code_at(&stored, width, i), encoding))
-                .collect(),
-            width,
-        }
+        WdlOfStored { fields, width }
+    }
+
+    /// Bytes per slot.
+    pub(super) fn width(&self) -> u8 {
+        self.width
     }
 
     /// The field of slot `i` of `raw`.
@@ -199,7 +200,7 @@ impl WdlOfStored {
 }
 
 pub(super) fn pack_wdl(raw: &[u8], fields: &WdlOfStored) -> Vec<u8> {
-    let n = raw.len() / fields.width as usize;
+    let n = raw.len() / fields.width() as usize;
     let mut out = vec![0u8; n.div_ceil(4)];
     for (j, o) in out.iter_mut().enumerate() {
         for k in 0..4.min(n - 4 * j) {

@@ -37,13 +37,13 @@ pub(in crate::table) fn write(
     let block_bytes = BLOCK_SLOTS as usize * width as usize;
     let chunks: Vec<&[u8]> = raw.chunks(block_bytes).collect();
     let fields = WdlOfStored::new(width, table.encoding());
-    let layout = CodeLayout::choose(raw, width, &fields);
+    let layout = CodeLayout::choose(raw, &fields);
     let compressed = chunks
         .par_iter()
         .map(|c| {
             Ok((
                 compress_block(&pack_wdl(c, &fields), level.max(WDL_LEVEL))?,
-                compress_block(&layout.encode(c, width, &fields), level)?,
+                compress_block(&layout.encode(c, &fields), level)?,
             ))
         })
         .collect::<std::io::Result<Vec<(Vec<u8>, Vec<u8>)>>>()
