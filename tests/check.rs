@@ -108,6 +108,36 @@ fn check_finds_a_wrong_value_a_wrong_depth_and_a_wrong_draw() {
 }
 
 #[test]
+fn check_finds_a_value_in_an_unused_slot_and_a_position_marked_unused() {
+    let rules: Rules = "standard,stones=4".parse().unwrap();
+    let s = Subspace::moving(4, 3);
+    let changes: [(&str, fn(u16) -> Option<u16>); 2] = [
+        ("a duplicate slot given a value", |c| {
+            (c == UNUSED).then(|| Value::Draw.code())
+        }),
+        ("a position marked unused", |c| {
+            (c != UNUSED).then_some(UNUSED)
+        }),
+    ];
+    for (what, change) in changes {
+        let db = fresh_db("unused", "standard,stones=4", "4-3");
+        let table = common::load_table(&db, &rules, s);
+        let mut codes: Vec<u16> = (0..table.len()).map(|i| table.code(i)).collect();
+        // A slot past the first blocks, so that the check's order matters.
+        let slot = (codes.len() / 2..codes.len())
+            .find(|&i| change(codes[i]).is_some())
+            .expect("a slot to change");
+        codes[slot] = change(codes[slot]).unwrap();
+        common::rewrite_table(&db, &rules, s, &codes);
+        let out = check(&db, "standard,stones=4");
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{what}: {t}");
+        assert!(t.contains("INCONSISTENT"), "{what}: {t}");
+        assert!(t.contains(&format!("slot {slot} ")), "{what}: {t}");
+    }
+}
+
+#[test]
 fn check_and_info_report_a_damaged_block() {
     let db = fresh_db("damaged", "standard", "4-3");
     let info = millbase(&["info", "--db", db.to_str().unwrap()]);
