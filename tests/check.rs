@@ -76,6 +76,18 @@ fn tamper(db: &Path, rules: &Rules, s: Subspace, pick: impl Fn(Value) -> Option<
 /// A change of one stored value (`None`: not this slot).
 type Change = Box<dyn Fn(Value) -> Option<Value>>;
 
+/// A change of one slot's code (`None`: not this slot).
+type CodeChange = fn(u16) -> Option<u16>;
+
+/// `check` finds the tables inconsistent and names `slot`.
+fn check_names(db: &Path, rules: &str, slot: u64, what: &str) {
+    let out = check(db, rules);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{what}: {t}");
+    assert!(t.contains("INCONSISTENT"), "{what}: {t}");
+    assert!(t.contains(&format!("slot {slot} ")), "{what}: {t}");
+}
+
 #[test]
 fn check_finds_a_wrong_value_a_wrong_depth_and_a_wrong_draw() {
     let rules: Rules = "standard,stones=4".parse().unwrap();
@@ -99,11 +111,7 @@ fn check_finds_a_wrong_value_a_wrong_depth_and_a_wrong_draw() {
     for (what, change) in changes {
         let db = fresh_db("tamper", "standard,stones=4", "4-3");
         let slot = tamper(&db, &rules, Subspace::moving(4, 3), change);
-        let out = check(&db, "standard,stones=4");
-        let t = text(&out);
-        assert_eq!(out.status.code(), Some(1), "{what}: {t}");
-        assert!(t.contains("INCONSISTENT"), "{what}: {t}");
-        assert!(t.contains(&format!("slot {slot} ")), "{what}: {t}");
+        check_names(&db, "standard,stones=4", slot, what);
     }
 }
 
@@ -111,7 +119,7 @@ fn check_finds_a_wrong_value_a_wrong_depth_and_a_wrong_draw() {
 fn check_finds_a_value_in_an_unused_slot_and_a_position_marked_unused() {
     let rules: Rules = "standard,stones=4".parse().unwrap();
     let s = Subspace::moving(4, 3);
-    let changes: [(&str, fn(u16) -> Option<u16>); 2] = [
+    let changes: [(&str, CodeChange); 2] = [
         ("a duplicate slot given a value", |c| {
             (c == UNUSED).then(|| Value::Draw.code())
         }),
@@ -123,17 +131,13 @@ fn check_finds_a_value_in_an_unused_slot_and_a_position_marked_unused() {
         let db = fresh_db("unused", "standard,stones=4", "4-3");
         let table = common::load_table(&db, &rules, s);
         let mut codes: Vec<u16> = (0..table.len()).map(|i| table.code(i)).collect();
-        // A slot past the first blocks, so that the check's order matters.
+        // A slot in the second half of the table, past its first blocks.
         let slot = (codes.len() / 2..codes.len())
             .find(|&i| change(codes[i]).is_some())
             .expect("a slot to change");
         codes[slot] = change(codes[slot]).unwrap();
         common::rewrite_table(&db, &rules, s, &codes);
-        let out = check(&db, "standard,stones=4");
-        let t = text(&out);
-        assert_eq!(out.status.code(), Some(1), "{what}: {t}");
-        assert!(t.contains("INCONSISTENT"), "{what}: {t}");
-        assert!(t.contains(&format!("slot {slot} ")), "{what}: {t}");
+        check_names(&db, "standard,stones=4", slot as u64, what);
     }
 }
 
