@@ -258,10 +258,14 @@ mod tests {
             x ^= x << 17;
             x
         };
-        for (in_width, out_width, deepest) in
-            [(1, 1, 200), (1, 2, 255), (2, 2, 40_000), (2, 1, 126)]
-        {
-            for slots in [1usize, 31, 32, 33, 1000] {
+        for (in_width, out_width, deepest) in [
+            (1, 1, 200),
+            (1, 1, 126),
+            (1, 2, 255),
+            (2, 2, 40_000),
+            (2, 1, 126),
+        ] {
+            for slots in [1usize, 7, 8, 9, 31, 32, 33, 1000, 8192] {
                 let words: Vec<u64> = (0..slots.div_ceil(32)).map(|_| next()).collect();
                 let wdl = WdlBlock::from_words(words);
                 let halves = Halves {
