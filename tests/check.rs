@@ -59,16 +59,29 @@ fn check_passes_on_sound_tables_of_several_rule_sets() {
 /// Rewrites one table with one slot's value changed (checksums stay valid,
 /// so only the forward check can notice).
 fn tamper(db: &Path, rules: &Rules, s: Subspace, pick: impl Fn(Value) -> Option<Value>) -> u64 {
+    tamper_code(db, rules, s, 0, |c| {
+        (c != UNUSED)
+            .then(|| pick(Value::from_code(c).unwrap()))
+            .flatten()
+            .map(|v| v.code())
+    })
+}
+
+/// Rewrites one table with the code of its first slot from `first` on
+/// that `change` changes; that slot.
+fn tamper_code(
+    db: &Path,
+    rules: &Rules,
+    s: Subspace,
+    first: u64,
+    change: impl Fn(u16) -> Option<u16>,
+) -> u64 {
     let table = common::load_table(db, rules, s);
     let mut codes: Vec<u16> = (0..table.len()).map(|i| table.code(i)).collect();
-    let slot = (0..table.len())
-        .find(|&i| {
-            codes[i as usize] != UNUSED
-                && pick(Value::from_code(codes[i as usize]).unwrap()).is_some()
-        })
+    let slot = (first..table.len())
+        .find(|&i| change(codes[i as usize]).is_some())
         .expect("a slot to tamper with");
-    let new = pick(Value::from_code(codes[slot as usize]).unwrap()).unwrap();
-    codes[slot as usize] = new.code();
+    codes[slot as usize] = change(codes[slot as usize]).unwrap();
     common::rewrite_table(db, rules, s, &codes);
     slot
 }
@@ -129,15 +142,10 @@ fn check_finds_a_value_in_an_unused_slot_and_a_position_marked_unused() {
     ];
     for (what, change) in changes {
         let db = fresh_db("unused", "standard,stones=4", "4-3");
-        let table = common::load_table(&db, &rules, s);
-        let mut codes: Vec<u16> = (0..table.len()).map(|i| table.code(i)).collect();
         // A slot in the second half of the table, past its first blocks.
-        let slot = (codes.len() / 2..codes.len())
-            .find(|&i| change(codes[i]).is_some())
-            .expect("a slot to change");
-        codes[slot] = change(codes[slot]).unwrap();
-        common::rewrite_table(&db, &rules, s, &codes);
-        check_names(&db, "standard,stones=4", slot as u64, what);
+        let half = common::load_table(&db, &rules, s).len() / 2;
+        let slot = tamper_code(&db, &rules, s, half, change);
+        check_names(&db, "standard,stones=4", slot, what);
     }
 }
 
