@@ -231,6 +231,9 @@ fn legal_moves_from(
     let mine = pos.stones[us];
     let theirs = pos.stones[!us];
     let their_hand = pos.hand[!us] as u32;
+    // The removal sets depend on the opponent's stones and their number
+    // alone: made once per position for every move that closes a mill.
+    let mut sets_for = None;
     let mut push = |from: Option<Point>, to: Point, out: &mut Vec<Move>| {
         let after = match from {
             Some(f) => mine.without(f).with(to),
@@ -245,8 +248,11 @@ fn legal_moves_from(
             });
             return;
         }
-        sets.clear();
-        removal_sets(board, rules, theirs, their_hand, k, sets);
+        if sets_for != Some(k) {
+            sets.clear();
+            removal_sets(board, rules, theirs, their_hand, k, sets);
+            sets_for = Some(k);
+        }
         for &removed in sets.iter() {
             out.push(Move { from, to, removed });
         }

@@ -17,7 +17,6 @@ use crate::moves::{blocked_draws, legal_moves};
 use crate::position::{ByColor, Color, Position};
 use crate::rules::Rules;
 use crate::table::{Table, TableError, TableFolder};
-use crate::value::best_first;
 use crate::value::{Encoding, Value};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -65,12 +64,62 @@ const CHECK_BATCH: usize = 32;
 
 /// Where a child's value is.
 #[derive(Clone, Copy)]
-enum Child<'t> {
+enum Child {
     /// The mover took the opponent below 3 stones: a loss in 0 for the
     /// child's side to move.
     Lost,
-    /// In this table at this slot.
-    At(&'t Table, u64),
+    /// In the checker's child table with this number, at this slot.
+    At(u32, u64),
+}
+
+/// Codes below this have their parent's preference in a child table's
+/// [`Ranked`] arrays; higher ones (and unused slots) are computed.
+const RANKED_CODES: usize = 1024;
+
+/// A child table with, for each of its small codes, the preference of the
+/// value it gives the parent ([`preference`]), by whether the move closed
+/// a mill: the best child is then a maximum over integers, and one value
+/// per table and code is decoded instead of one per child.
+struct Ranked<'t> {
+    table: &'t Table,
+    by_mill: [Vec<u32>; 2],
+}
+
+/// The parent's preference of a value (larger is better for the side to
+/// move): the shortest win, then a draw, then the longest loss. 0 is kept
+/// for a child slot marked unused.
+#[inline]
+fn preference(v: Value) -> u32 {
+    const DEPTH: u32 = (1 << 30) - 1;
+    match v {
+        Value::Win(d) => 3 << 30 | (DEPTH - d.min(DEPTH)),
+        Value::Draw => 2 << 30,
+        Value::Loss(d) => 1 << 30 | d.min(DEPTH),
+    }
+}
+
+/// The preference of a child's value `v` for its parent, in a table of
+/// `encoding` (under the N-move rule a moving-phase child is reached at
+/// counter 1, or 0 after a mill: see `Encoding::after_move`).
+#[inline]
+fn parent_preference(encoding: Encoding, moving: bool, v: Value, mill: bool) -> u32 {
+    let v = if moving {
+        encoding.after_move(v, mill)
+    } else {
+        v
+    };
+    preference(v.parent())
+}
+
+/// The value of a [`preference`] (not 0).
+#[inline]
+fn preferred_value(p: u32) -> Value {
+    const DEPTH: u32 = (1 << 30) - 1;
+    match p >> 30 {
+        3 => Value::Win(DEPTH - (p & DEPTH)),
+        2 => Value::Draw,
+        _ => Value::Loss(p & DEPTH),
+    }
 }
 
 /// A slot waiting for its children's values.
@@ -319,8 +368,6 @@ struct SubspaceChecker<'t> {
     /// How the codes read; under the N-move rule a child's value reaches
     /// its parent through the counter (see `Encoding::after_move`).
     encoding: Encoding,
-    /// Whether `s` is a moving-phase subspace.
-    moving: bool,
     index: SubspaceIndex<'static>,
     table: &'t Table,
     /// The pure game's table under the N-move rule: it tells which draws
@@ -331,22 +378,26 @@ struct SubspaceChecker<'t> {
     /// rules may move a stone instead); without, it moves a stone. So a
     /// child's stones in hand are those of `s` swapped, one fewer for the
     /// mover if it placed: `by_counts[placed]`.
-    by_counts: [Vec<Option<(SubspaceIndex<'static>, &'t Table)>>; 2],
+    by_counts: [Vec<Option<(SubspaceIndex<'static>, u32)>>; 2],
+    /// The child tables, numbered as `by_counts` and [`Child::At`] give.
+    ranked: Vec<Ranked<'t>>,
+    /// The preference of [`Child::Lost`], by whether the move closed a mill.
+    lost: [u32; 2],
     /// Whether the mover places (has stones in hand).
     placed: u8,
     /// The quiet children's table (no capture, by a placement when the
     /// mover has stones in hand): the mover's stones stay `them`, so their
     /// side of the index is prepared once per position.
-    quiet: (SubspaceIndex<'static>, &'t Table),
+    quiet: (SubspaceIndex<'static>, u32),
     bad_count: AtomicU64,
 }
 
 /// One block's buffers.
 #[derive(Default)]
-struct CheckScratch<'t> {
+struct CheckScratch {
     moves: Vec<crate::moves::Move>,
     waiting: Vec<Waiting>,
-    children: Vec<(Child<'t>, bool)>,
+    children: Vec<(Child, bool)>,
     bad: Vec<BadSlot>,
 }
 
@@ -360,19 +411,41 @@ impl<'t> SubspaceChecker<'t> {
         let indexer = Indexer::for_board(rules.board());
         let placed = (s.us_hand > 0) as u8;
         let child_hand = s.them_hand;
-        let mut by_counts: [Vec<Option<(SubspaceIndex<'static>, &'t Table)>>; 2] =
+        let encoding = Encoding::of(rules, s.is_moving());
+        let moving = s.is_moving();
+        let parent_pref = |v, mill| parent_preference(encoding, moving, v, mill);
+        let mut by_counts: [Vec<Option<(SubspaceIndex<'static>, u32)>>; 2] =
             std::array::from_fn(|_| (0..25 * 25).map(|_| None).collect());
+        let mut ranked = Vec::new();
         for (t, table) in tables {
+            let mut id = None;
             for (p, counts) in by_counts.iter_mut().enumerate() {
                 if t.us_hand == child_hand
                     && p as u8 <= s.us_hand
                     && t.them_hand == s.us_hand - p as u8
                 {
+                    let id = *id.get_or_insert_with(|| {
+                        ranked.push(Ranked {
+                            table,
+                            by_mill: [false, true].map(|mill| {
+                                (0..RANKED_CODES as u16)
+                                    .map(|c| {
+                                        table
+                                            .encoding()
+                                            .value(c)
+                                            .map_or(0, |v| parent_pref(v, mill))
+                                    })
+                                    .collect()
+                            }),
+                        });
+                        ranked.len() as u32 - 1
+                    });
                     counts[t.us as usize * 25 + t.them as usize] =
-                        Some((indexer.subspace(t.us, t.them), table));
+                        Some((indexer.subspace(t.us, t.them), id));
                 }
             }
         }
+        let lost = [false, true].map(|mill| parent_pref(Value::Loss(0), mill));
         let mover_after = s.us as usize + placed as usize;
         let quiet = by_counts[placed as usize][s.them as usize * 25 + mover_after]
             .clone()
@@ -380,12 +453,13 @@ impl<'t> SubspaceChecker<'t> {
         SubspaceChecker {
             rules,
             s,
-            encoding: Encoding::of(rules, s.is_moving()),
-            moving: s.is_moving(),
+            encoding,
             index: indexer.subspace(s.us, s.them),
             table: &tables[&s],
             pure,
             by_counts,
+            ranked,
+            lost,
             placed,
             quiet,
             bad_count: AtomicU64::new(0),
@@ -417,7 +491,7 @@ impl<'t> SubspaceChecker<'t> {
     }
 
     /// Checks the positions of one orbit block.
-    fn check_block(&self, orbit: u64, scratch: &mut CheckScratch<'t>) {
+    fn check_block(&self, orbit: u64, scratch: &mut CheckScratch) {
         self.index
             .for_each_in_block(orbit, |slot, us, them, canonical| {
                 let first = scratch.children.len();
@@ -474,7 +548,7 @@ impl<'t> SubspaceChecker<'t> {
         &self,
         pos: &Position,
         moves: &[crate::moves::Move],
-        children: &mut Vec<(Child<'t>, bool)>,
+        children: &mut Vec<(Child, bool)>,
     ) {
         let (quiet_index, quiet_table) = (&self.quiet.0, self.quiet.1);
         let (by_counts, child_hand, placed) = (&self.by_counts, self.s.them_hand, self.placed);
@@ -494,10 +568,10 @@ impl<'t> SubspaceChecker<'t> {
                     [cu.len() as usize * 25 + ct.len() as usize]
                     .as_ref()
                     .expect("the tables of every child are loaded");
-                Child::At(table, index.slot(cu, ct))
+                Child::At(*table, index.slot(cu, ct))
             };
             if let Child::At(t, slot) = at {
-                t.prefetch(slot);
+                self.ranked[t as usize].table.prefetch(slot);
             }
             children.push((at, cu != them));
         }
@@ -506,24 +580,34 @@ impl<'t> SubspaceChecker<'t> {
     /// The best child value from the mover's side; `None` if a child's
     /// slot is marked unused: then no stored value can be right.
     #[inline]
-    fn best_of(&self, children: &[(Child<'_>, bool)]) -> Option<Value> {
-        let mut best: Option<Value> = None;
+    fn best_of(&self, children: &[(Child, bool)]) -> Option<Value> {
+        let mut best = 0;
+        let mut unused = false;
         for &(at, mill) in children {
-            let v = match at {
-                Child::Lost => Value::Loss(0),
-                Child::At(t, slot) => t.value(slot)?,
+            let p = match at {
+                Child::Lost => self.lost[mill as usize],
+                Child::At(t, slot) => {
+                    let ranked = &self.ranked[t as usize];
+                    let code = ranked.table.code(slot) as usize;
+                    match ranked.by_mill[mill as usize].get(code) {
+                        Some(&p) => p,
+                        None => self.preference_of(ranked.table, code as u16, mill),
+                    }
+                }
             };
-            let v = if self.moving {
-                self.encoding.after_move(v, mill)
-            } else {
-                v
-            }
-            .parent();
-            if best.is_none_or(|b| best_first(&v) < best_first(&b)) {
-                best = Some(v);
-            }
+            unused |= p == 0;
+            best = best.max(p);
         }
-        best
+        (!unused && best != 0).then(|| preferred_value(best))
+    }
+
+    /// The parent's preference of a child's code beyond [`Ranked`]'s
+    /// arrays (0 for a slot marked unused).
+    #[cold]
+    fn preference_of(&self, table: &Table, code: u16, mill: bool) -> u32 {
+        table.encoding().value(code).map_or(0, |v| {
+            parent_preference(self.encoding, self.s.is_moving(), v, mill)
+        })
     }
 
     /// Whether a draw is marked cursed or blessed exactly where the pure
@@ -544,7 +628,7 @@ impl<'t> SubspaceChecker<'t> {
     }
 
     /// Compares the waiting positions' stored values with their children's.
-    fn judge(&self, scratch: &mut CheckScratch<'t>) {
+    fn judge(&self, scratch: &mut CheckScratch) {
         for w in scratch.waiting.drain(..) {
             let canonical = !matches!(w.expect, Expect::Unused);
             let expected = match w.expect {
@@ -575,5 +659,32 @@ impl<'t> SubspaceChecker<'t> {
             }
         }
         scratch.children.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::best_first;
+
+    #[test]
+    fn preferences_order_values_as_best_first_and_give_them_back() {
+        let mut values = vec![Value::Draw];
+        for d in [0, 1, 2, 3, 10, 99, 100, 255, 256, 1000, 65_535] {
+            values.push(Value::Win(d));
+            values.push(Value::Loss(d));
+        }
+        for &a in &values {
+            assert_ne!(preference(a), 0, "{a:?}");
+            assert_eq!(preferred_value(preference(a)), a);
+            for &b in &values {
+                // Larger preference: earlier in `best_first` order.
+                assert_eq!(
+                    preference(a).cmp(&preference(b)),
+                    best_first(&b).cmp(&best_first(&a)),
+                    "{a:?} against {b:?}"
+                );
+            }
+        }
     }
 }
