@@ -80,17 +80,39 @@ const RANKED_CODES: usize = 1024;
 /// value it gives the parent ([`preference`]), by whether the move closed
 /// a mill: the best child is then a maximum over integers, and one value
 /// per table and code is decoded instead of one per child.
+/// The order is check's own, not the placing builder's, so that a fault
+/// in one cannot hide in the other.
 struct Ranked<'t> {
     table: &'t Table,
     by_mill: [Vec<u32>; 2],
 }
+
+impl<'t> Ranked<'t> {
+    /// The arrays of `table` for a parent whose codes read as `encoding`.
+    fn new(table: &'t Table, encoding: Encoding, moving: bool) -> Ranked<'t> {
+        let by_mill = [false, true].map(|mill| {
+            (0..RANKED_CODES as u16)
+                .map(|c| {
+                    table
+                        .encoding()
+                        .value(c)
+                        .map_or(0, |v| parent_preference(encoding, moving, v, mill))
+                })
+                .collect()
+        });
+        Ranked { table, by_mill }
+    }
+}
+
+/// Depths a [`preference`] holds (more than any code can say).
+const PREFERENCE_DEPTH: u32 = (1 << 30) - 1;
 
 /// The parent's preference of a value (larger is better for the side to
 /// move): the shortest win, then a draw, then the longest loss. 0 is kept
 /// for a child slot marked unused.
 #[inline]
 fn preference(v: Value) -> u32 {
-    const DEPTH: u32 = (1 << 30) - 1;
+    const DEPTH: u32 = PREFERENCE_DEPTH;
     match v {
         Value::Win(d) => 3 << 30 | (DEPTH - d.min(DEPTH)),
         Value::Draw => 2 << 30,
@@ -114,7 +136,7 @@ fn parent_preference(encoding: Encoding, moving: bool, v: Value, mill: bool) -> 
 /// The value of a [`preference`] (not 0).
 #[inline]
 fn preferred_value(p: u32) -> Value {
-    const DEPTH: u32 = (1 << 30) - 1;
+    const DEPTH: u32 = PREFERENCE_DEPTH;
     match p >> 30 {
         3 => Value::Win(DEPTH - (p & DEPTH)),
         2 => Value::Draw,
@@ -413,7 +435,6 @@ impl<'t> SubspaceChecker<'t> {
         let child_hand = s.them_hand;
         let encoding = Encoding::of(rules, s.is_moving());
         let moving = s.is_moving();
-        let parent_pref = |v, mill| parent_preference(encoding, moving, v, mill);
         let mut by_counts: [Vec<Option<(SubspaceIndex<'static>, u32)>>; 2] =
             std::array::from_fn(|_| (0..25 * 25).map(|_| None).collect());
         let mut ranked = Vec::new();
@@ -425,19 +446,7 @@ impl<'t> SubspaceChecker<'t> {
                     && t.them_hand == s.us_hand - p as u8
                 {
                     let id = *id.get_or_insert_with(|| {
-                        ranked.push(Ranked {
-                            table,
-                            by_mill: [false, true].map(|mill| {
-                                (0..RANKED_CODES as u16)
-                                    .map(|c| {
-                                        table
-                                            .encoding()
-                                            .value(c)
-                                            .map_or(0, |v| parent_pref(v, mill))
-                                    })
-                                    .collect()
-                            }),
-                        });
+                        ranked.push(Ranked::new(table, encoding, moving));
                         ranked.len() as u32 - 1
                     });
                     counts[t.us as usize * 25 + t.them as usize] =
@@ -445,7 +454,8 @@ impl<'t> SubspaceChecker<'t> {
                 }
             }
         }
-        let lost = [false, true].map(|mill| parent_pref(Value::Loss(0), mill));
+        let lost =
+            [false, true].map(|mill| parent_preference(encoding, moving, Value::Loss(0), mill));
         let mover_after = s.us as usize + placed as usize;
         let quiet = by_counts[placed as usize][s.them as usize * 25 + mover_after]
             .clone()
