@@ -163,7 +163,8 @@ pub use table::{
 pub use value::{Encoding, UNUSED, Value, Wdl, best_first};
 #[cfg(feature = "tables")]
 pub use verify::check::{
-    BadSlot, CheckRecord, SubspaceCheck, built_subspaces, check_subspaces, check_subspaces_recorded,
+    BadSlot, CheckRecord, SubspaceCheck, built_subspaces, check_subspaces,
+    check_subspaces_in_slot_order, check_subspaces_recorded,
 };
 #[cfg(feature = "tables")]
 pub use verify::{

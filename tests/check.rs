@@ -150,6 +150,62 @@ fn check_finds_a_value_in_an_unused_slot_and_a_position_marked_unused() {
 }
 
 #[test]
+fn placing_tables_checked_from_the_other_side_s_blocks_find_what_slot_order_finds() {
+    // Rules whose placements capture differently: one or two removals a
+    // mill, a removal per mill closed, moves on the board while placing.
+    let mut found = 0;
+    for spec in [
+        "standard,stones=4",
+        "twelve,stones=4",
+        "standard,stones=4,lasker=on",
+        "standard,stones=4,removals=2",
+        "twelve,stones=4,double-mill=per-mill",
+    ] {
+        let rules: Rules = spec.parse().unwrap();
+        let db = common::TempDir::new(&format!("orders-{}", spec.replace([',', '='], "-")));
+        let out = millbase(&["build", "--rules", spec, "--db", db.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", text(&out));
+        let folder = TableFolder::new(&db, &rules);
+        let placing = millbase::placing_subspaces(&rules);
+        // Every kind of damage at slots spread over each table, each
+        // checked against sound children: a win a ply longer, a loss
+        // marked unused, a draw made a loss, a duplicate slot given a value.
+        for (i, &s) in placing.iter().enumerate() {
+            let sound = common::load_table(&db, &rules, s);
+            let codes: Vec<u16> = (0..sound.len())
+                .map(|slot| {
+                    let c = sound.code(slot);
+                    if slot % 53 != (i % 53) as u64 {
+                        return c;
+                    }
+                    match Value::from_code(c) {
+                        None => Value::Draw.code(),
+                        Some(Value::Win(d)) => Value::Win(d + 1).code(),
+                        Some(Value::Loss(_)) => UNUSED,
+                        Some(Value::Draw) => Value::Loss(3).code(),
+                    }
+                })
+                .collect();
+            common::rewrite_table(&db, &rules, s, &codes);
+            let by_them = millbase::check_subspaces(&folder, &[s], |_| {}).unwrap();
+            let in_order = millbase::check_subspaces_in_slot_order(&folder, &[s], |_| {}).unwrap();
+            let bad = |c: &[millbase::SubspaceCheck]| {
+                let slots: Vec<u64> = c[0].first_bad.iter().map(|b| b.slot).collect();
+                (c[0].bad, slots)
+            };
+            assert_eq!(bad(&by_them), bad(&in_order), "{spec} {s}");
+            found += by_them[0].bad;
+            let sound: Vec<u16> = (0..sound.len()).map(|slot| sound.code(slot)).collect();
+            common::rewrite_table(&db, &rules, s, &sound);
+        }
+        // Sound again: both find nothing.
+        let all = millbase::check_subspaces(&folder, &placing, |_| {}).unwrap();
+        assert!(all.iter().all(|c| c.bad == 0), "{spec}");
+    }
+    assert!(found > 1000, "{found}");
+}
+
+#[test]
 fn check_and_info_report_a_damaged_block() {
     let db = fresh_db("damaged", "standard", "4-3");
     let info = millbase(&["info", "--db", db.to_str().unwrap()]);

@@ -20,12 +20,12 @@ mod subspace;
 mod tables;
 
 pub use subspace::{Subspace, all_subspaces, child_subspaces, moving_subspaces, placing_subspaces};
-pub use tables::binomial;
+pub use tables::{binomial, colex_rank};
 
 use crate::geometry::{Board, PointSet};
 use crate::memory::prefetch;
 use std::sync::{Arc, OnceLock};
-use tables::{OrbitTable, SymTables, colex_rank, colex_unrank, pdep, pext};
+use tables::{OrbitTable, SymTables, colex_unrank, pdep, pext};
 
 /// Symmetry tables and per-stone-count orbit tables of one board; the
 /// orbit tables are built on first use and shared by every subspace.

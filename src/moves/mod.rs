@@ -201,80 +201,114 @@ pub fn slides(
 /// that has lost (fewer than 3 stones, or under `mill=wins` the opponent
 /// has a line) has none.
 pub fn legal_moves(pos: &Position, rules: &Rules, out: &mut Vec<Move>) {
+    // The removal sets' buffer outlives the call: allocating it afresh
+    // was a twentieth of `check`.
     out.clear();
+    REMOVAL_SETS.with_borrow_mut(|sets| {
+        sets.forget();
+        for_each_move_family(pos, rules, sets, |from, to, removed| {
+            out.extend(removed.iter().map(|&removed| Move { from, to, removed }));
+        })
+    });
+}
+
+thread_local! {
+    static REMOVAL_SETS: std::cell::RefCell<RemovalSets> =
+        const { std::cell::RefCell::new(RemovalSets::new()) };
+}
+
+/// The removal sets of the last opponent a move generator met, kept for
+/// the next position with the same opponent ([`for_each_move_family`]):
+/// a caller that visits many positions with the same opponent (and the
+/// same rules, for as long as it keeps the memo) makes those sets once.
+#[derive(Default)]
+pub struct RemovalSets {
+    /// The opponent's stones, stones in hand and removals earned.
+    key: Option<(PointSet, u32, u32)>,
+    sets: Vec<PointSet>,
+}
+
+impl RemovalSets {
+    /// An empty memo.
+    pub const fn new() -> RemovalSets {
+        RemovalSets {
+            key: None,
+            sets: Vec::new(),
+        }
+    }
+
+    /// Forgets the sets held (before a position of other rules).
+    pub fn forget(&mut self) {
+        self.key = None;
+    }
+
+    /// The sets of `k` removals from `theirs` with `their_hand` in hand.
+    fn of(
+        &mut self,
+        board: &Board,
+        rules: &Rules,
+        theirs: PointSet,
+        their_hand: u32,
+        k: u32,
+    ) -> &[PointSet] {
+        if self.key != Some((theirs, their_hand, k)) {
+            self.sets.clear();
+            removal_sets(board, rules, theirs, their_hand, k, &mut self.sets);
+            self.key = Some((theirs, their_hand, k));
+        }
+        &self.sets
+    }
+}
+
+/// Calls `f(from, to, removed)` for each step of the side to move (`from`
+/// `None`: a placement) with the stone sets each of its legal moves
+/// removes (`[PointSet::EMPTY]` alone when it removes none): the moves of
+/// [`legal_moves`], in the same order, a step's together.
+pub fn for_each_move_family(
+    pos: &Position,
+    rules: &Rules,
+    sets: &mut RemovalSets,
+    mut f: impl FnMut(Option<Point>, Point, &[PointSet]),
+) {
     let board = rules.board();
     let us = pos.to_move;
     if pos.total(us) < 3 || mill_ended(board, rules, pos.stones[!us]) {
         return;
     }
-    let empty = board.all.minus(pos.stones[us].union(pos.stones[!us]));
-    // The removal sets' buffer outlives the call: allocating it afresh
-    // was a twentieth of `check`.
-    REMOVAL_SETS.with_borrow_mut(|sets| legal_moves_from(pos, rules, empty, sets, out));
-}
-
-thread_local! {
-    static REMOVAL_SETS: std::cell::RefCell<Vec<PointSet>> =
-        const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// [`legal_moves`] of a position whose mover can move, `sets` a buffer.
-fn legal_moves_from(
-    pos: &Position,
-    rules: &Rules,
-    empty: PointSet,
-    sets: &mut Vec<PointSet>,
-    out: &mut Vec<Move>,
-) {
-    let board = rules.board();
-    let us = pos.to_move;
     let mine = pos.stones[us];
     let theirs = pos.stones[!us];
     let their_hand = pos.hand[!us] as u32;
-    // The removal sets depend on the opponent's stones and their number
-    // alone: made once per position for every move that closes a mill.
-    let mut sets_for = None;
-    let mut push = |from: Option<Point>, to: Point, out: &mut Vec<Move>| {
+    let empty = board.all.minus(mine.union(theirs));
+    let mut push = |from: Option<Point>, to: Point| {
         let after = match from {
             Some(f) => mine.without(f).with(to),
             None => mine.with(to),
         };
         let k = removals_earned(rules, board.mills_through(to, after));
         if k == 0 {
-            out.push(Move {
-                from,
-                to,
-                removed: PointSet::EMPTY,
-            });
-            return;
-        }
-        if sets_for != Some(k) {
-            sets.clear();
-            removal_sets(board, rules, theirs, their_hand, k, sets);
-            sets_for = Some(k);
-        }
-        for &removed in sets.iter() {
-            out.push(Move { from, to, removed });
+            f(from, to, &[PointSet::EMPTY]);
+        } else {
+            f(from, to, sets.of(board, rules, theirs, their_hand, k));
         }
     };
     if pos.hand[us] > 0 {
         for to in empty {
-            push(None, to, out);
+            push(None, to);
         }
         if rules.lasker {
             for (from, to) in slides(board, mine, empty) {
-                push(Some(from), to, out);
+                push(Some(from), to);
             }
         }
     } else if rules.flies(mine.len()) {
         for from in mine {
             for to in empty {
-                push(Some(from), to, out);
+                push(Some(from), to);
             }
         }
     } else {
         for (from, to) in slides(board, mine, empty) {
-            push(Some(from), to, out);
+            push(Some(from), to);
         }
     }
 }

@@ -12,8 +12,11 @@
 //! where neither side can force a win.
 
 use crate::geometry::PointSet;
-use crate::index::{Indexer, Subspace, SubspaceIndex, moving_subspaces, placing_subspaces};
-use crate::moves::{blocked_draws, legal_moves};
+use crate::index::{
+    Indexer, PreparedSide, Subspace, SubspaceIndex, colex_rank, moving_subspaces, pack,
+    placing_subspaces,
+};
+use crate::moves::{Move, RemovalSets, blocked_draws, for_each_move_family};
 use crate::position::{ByColor, Color, Position};
 use crate::rules::Rules;
 use crate::table::{Table, TableError, TableFolder};
@@ -147,8 +150,6 @@ fn preferred_value(p: u32) -> Value {
 /// A slot waiting for its children's values.
 struct Waiting {
     slot: u64,
-    us: PointSet,
-    them: PointSet,
     expect: Expect,
 }
 
@@ -158,8 +159,18 @@ enum Expect {
     Unused,
     /// This value: the position has no moves.
     Known(Value),
-    /// The best of its children, these in the batch's list.
-    Children(std::ops::Range<usize>),
+    /// The best of its children: these in the batch's list, and the
+    /// quiet placements read from a child block ([`Quiet`]).
+    Children(std::ops::Range<usize>, Quiet),
+}
+
+/// The quiet placements of a position read from a child block as
+/// preferences: the largest, and whether one was 0 (a child slot marked
+/// unused).
+#[derive(Clone, Copy, Default)]
+struct Quiet {
+    best: u32,
+    unused: bool,
 }
 
 /// The tables of `folder`'s rules there are to check: every moving and
@@ -183,7 +194,19 @@ pub fn check_subspaces(
     subspaces: &[Subspace],
     report: impl FnMut(&SubspaceCheck),
 ) -> Result<Vec<SubspaceCheck>, TableError> {
-    check_with(folder, subspaces, None, report)
+    check_with(folder, subspaces, None, true, report)
+}
+
+/// [`check_subspaces`] visiting every table in slot order, as the moving
+/// phase's tables are: the placing tables are otherwise checked from the
+/// other side's blocks. For tests that compare the two.
+#[doc(hidden)]
+pub fn check_subspaces_in_slot_order(
+    folder: &TableFolder,
+    subspaces: &[Subspace],
+    report: impl FnMut(&SubspaceCheck),
+) -> Result<Vec<SubspaceCheck>, TableError> {
+    check_with(folder, subspaces, None, false, report)
 }
 
 /// [`check_subspaces`] that resumes: a table `record` holds as consistent
@@ -198,13 +221,14 @@ pub fn check_subspaces_recorded(
     record: &mut CheckRecord,
     report: impl FnMut(&SubspaceCheck),
 ) -> Result<Vec<SubspaceCheck>, TableError> {
-    check_with(folder, subspaces, Some(record), report)
+    check_with(folder, subspaces, Some(record), true, report)
 }
 
 fn check_with(
     folder: &TableFolder,
     subspaces: &[Subspace],
     mut record: Option<&mut CheckRecord>,
+    by_them: bool,
     mut report: impl FnMut(&SubspaceCheck),
 ) -> Result<Vec<SubspaceCheck>, TableError> {
     let rules = folder.rules();
@@ -246,7 +270,9 @@ fn check_with(
             Some(_) if s.is_moving() => Some(folder.with_rules(&rules.pure()).load(s)?),
             _ => None,
         };
-        let mut result = SubspaceChecker::new(rules, s, &loaded, pure.as_ref()).run();
+        let mut checker = SubspaceChecker::new(rules, s, &loaded, pure.as_ref());
+        checker.by_them = by_them;
+        let mut result = checker.run();
         result.seconds = start.elapsed().as_secs_f64();
         if let (Some(r), Some(f)) = (record.as_deref_mut(), fingerprint)
             && result.bad == 0
@@ -411,17 +437,47 @@ struct SubspaceChecker<'t> {
     /// mover has stones in hand): the mover's stones stay `them`, so their
     /// side of the index is prepared once per position.
     quiet: (SubspaceIndex<'static>, u32),
+    /// The index of the other side's stones first (`them`, `us`): its
+    /// blocks group the positions by the quiet children's block.
+    mirror: SubspaceIndex<'static>,
+    /// Whether a placing table is checked from the other side's blocks
+    /// ([`Self::check_by_them`]) rather than in slot order.
+    by_them: bool,
+    /// Whether a mill-closing placement earns the same removals whatever
+    /// mills it closes, so that its worth depends only on the stones after
+    /// it (see `CheckScratch::closing`).
+    closing_memo: bool,
     bad_count: AtomicU64,
 }
 
 /// One block's buffers.
 #[derive(Default)]
 struct CheckScratch {
-    moves: Vec<crate::moves::Move>,
     waiting: Vec<Waiting>,
     children: Vec<(Child, bool)>,
     bad: Vec<BadSlot>,
+    /// The parent's preference of each slot of the current quiet child
+    /// block, by rank ([`SubspaceChecker::check_by_them`]).
+    block: Vec<u32>,
+    /// Removal sets, made once per opponent while it stays.
+    removal_sets: RemovalSets,
+    /// In a block of the other side's stones: the child tables' side to
+    /// move after a placement that removed one stone, by that stone's
+    /// point, prepared when first met.
+    captured: Vec<Option<PreparedSide>>,
+    /// In a block of the other side's stones: what a placement that
+    /// closes a mill is worth to the parent, by the rank of the stones
+    /// after it ([`NOT_KNOWN`]: not judged yet). Its captures depend on
+    /// those stones alone (the opponent is the block's), and each such
+    /// set is reached from up to three positions.
+    closing: Vec<u32>,
+    /// The mill-closing placements of the batch whose worth goes into
+    /// `closing` when judged: the rank, and their children in the list.
+    groups: Vec<(usize, std::ops::Range<usize>)>,
 }
+
+/// A mill-closing placement whose worth is not known yet.
+const NOT_KNOWN: u32 = u32::MAX;
 
 impl<'t> SubspaceChecker<'t> {
     fn new(
@@ -472,22 +528,29 @@ impl<'t> SubspaceChecker<'t> {
             lost,
             placed,
             quiet,
+            mirror: indexer.subspace(s.them, s.us),
+            by_them: true,
+            closing_memo: rules.double_mill == crate::rules::DoubleMill::One,
             bad_count: AtomicU64::new(0),
         }
     }
 
     fn run(self) -> SubspaceCheck {
-        let mut first_bad: Vec<BadSlot> = (0..self.index.orbits())
-            .into_par_iter()
-            .fold(CheckScratch::default, |mut scratch, orbit| {
-                self.check_block(orbit, &mut scratch);
-                scratch
-            })
-            .map(|scratch| scratch.bad)
-            .reduce(Vec::new, |mut a, b| {
-                a.extend(b);
-                a
+        let mut first_bad = if self.placed == 1 && self.by_them {
+            // Every slot a class does not own must be marked unused; the
+            // classes themselves are checked from the other side's blocks.
+            let mut bad = self.blocks(self.index.orbits(), |orbit, scratch| {
+                self.check_duplicates(orbit, scratch)
             });
+            bad.extend(self.blocks(self.mirror.orbits(), |orbit, scratch| {
+                self.check_by_them(orbit, scratch)
+            }));
+            bad
+        } else {
+            self.blocks(self.index.orbits(), |orbit, scratch| {
+                self.check_block(orbit, scratch)
+            })
+        };
         first_bad.sort_by_key(|b| b.slot);
         first_bad.truncate(KEEP_BAD);
         SubspaceCheck {
@@ -500,38 +563,176 @@ impl<'t> SubspaceChecker<'t> {
         }
     }
 
+    /// Runs `check` on every block `0..blocks` in parallel; the first bad
+    /// slots found.
+    fn blocks(&self, blocks: u64, check: impl Fn(u64, &mut CheckScratch) + Sync) -> Vec<BadSlot> {
+        (0..blocks)
+            .into_par_iter()
+            .fold(CheckScratch::default, |mut scratch, orbit| {
+                check(orbit, &mut scratch);
+                scratch
+            })
+            .map(|scratch| scratch.bad)
+            .reduce(Vec::new, |mut a, b| {
+                a.extend(b);
+                a
+            })
+    }
+
     /// Checks the positions of one orbit block.
     fn check_block(&self, orbit: u64, scratch: &mut CheckScratch) {
         self.index
             .for_each_in_block(orbit, |slot, us, them, canonical| {
-                let first = scratch.children.len();
-                let expect = if !canonical {
-                    Expect::Unused
+                let expect = if canonical {
+                    self.expect(us, them, None, scratch)
                 } else {
-                    let pos = self.position(us, them);
-                    legal_moves(&pos, self.rules, &mut scratch.moves);
-                    if scratch.moves.is_empty() {
-                        Expect::Known(if blocked_draws(self.rules.board(), self.rules, us, them) {
-                            Value::Draw
-                        } else {
-                            Value::Loss(0)
-                        })
-                    } else {
-                        self.locate(&pos, &scratch.moves, &mut scratch.children);
-                        Expect::Children(first..scratch.children.len())
-                    }
+                    Expect::Unused
                 };
-                scratch.waiting.push(Waiting {
-                    slot,
-                    us,
-                    them,
-                    expect,
-                });
-                if scratch.waiting.len() == CHECK_BATCH {
-                    self.judge(scratch);
+                self.wait(slot, expect, scratch);
+            });
+        self.judge(scratch);
+    }
+
+    /// Checks that the slots of one orbit block that no class owns are
+    /// marked unused (a block whose representative no symmetry fixes has
+    /// none).
+    fn check_duplicates(&self, orbit: u64, scratch: &mut CheckScratch) {
+        if self.index.orbit_rep(orbit).1 == 0 {
+            return;
+        }
+        self.index
+            .for_each_in_block(orbit, |slot, _, _, canonical| {
+                if !canonical {
+                    self.wait(slot, Expect::Unused, scratch);
                 }
             });
         self.judge(scratch);
+    }
+
+    /// Checks the classes of one orbit block of the other side's stones
+    /// (`mirror`), when the mover places: every quiet placement's child
+    /// then lies in one orbit block of the quiet child table, which is
+    /// read once into the parent's preferences, and a quiet child costs a
+    /// rank and a `max`. The position's own slot is the random read.
+    fn check_by_them(&self, orbit: u64, scratch: &mut CheckScratch) {
+        let (rep, stabiliser) = self.mirror.orbit_rep(orbit);
+        let (quiet_index, quiet_table) = (&self.quiet.0, self.quiet.1);
+        let side = quiet_index.prepare(rep);
+        // A block whose representative a symmetry fixes holds duplicate
+        // slots: its quiet children are located one by one.
+        let block = (stabiliser == 0 && side.stabiliser == 0).then(|| {
+            debug_assert_eq!(side.rep, rep);
+            let ranked = &self.ranked[quiet_table as usize];
+            let n = quiet_index.block_size();
+            scratch.block.clear();
+            scratch.block.extend((0..n).map(|r| {
+                let code = ranked.table.code(side.base + r) as usize;
+                match ranked.by_mill[0].get(code) {
+                    Some(&p) => p,
+                    None => self.preference_of(ranked.table, code as u16, false),
+                }
+            }));
+            self.rules.board().all.minus(rep)
+        });
+        let mut prefs = std::mem::take(&mut scratch.block);
+        scratch.captured.clear();
+        scratch.captured.resize(crate::geometry::MAX_POINTS, None);
+        scratch.closing.clear();
+        if block.is_some() && self.closing_memo {
+            scratch.closing.resize(prefs.len(), NOT_KNOWN);
+        }
+        self.mirror
+            .for_each_in_block(orbit, |_, them, us, canonical| {
+                if !canonical {
+                    return;
+                }
+                let slot = self.index.slot(us, them);
+                self.table.prefetch(slot);
+                let quiet = block.map(|free| (free, prefs.as_slice()));
+                let expect = self.expect(us, them, quiet, scratch);
+                self.wait(slot, expect, scratch);
+            });
+        self.judge(scratch);
+        prefs.clear();
+        scratch.block = prefs;
+    }
+
+    /// What the position `(us, them)` should hold, its children located.
+    /// With `quiet`, the free points of the quiet child block's
+    /// representative (`them`) and that block's preferences by rank, its
+    /// quiet placements are read from there, and the worth of its
+    /// mill-closing placements kept in the block's memo.
+    #[inline]
+    fn expect(
+        &self,
+        us: PointSet,
+        them: PointSet,
+        quiet: Option<(PointSet, &[u32])>,
+        scratch: &mut CheckScratch,
+    ) -> Expect {
+        let pos = self.position(us, them);
+        let CheckScratch {
+            removal_sets,
+            children,
+            captured,
+            closing,
+            groups,
+            ..
+        } = scratch;
+        let first = children.len();
+        let mut best = Quiet::default();
+        let mut fold = |p: u32| {
+            best.unused |= p == 0;
+            best.best = best.best.max(p);
+        };
+        let mut prepared = None;
+        let mut moves = false;
+        let packed = quiet.map_or(0, |(free, _)| pack(us, free));
+        for_each_move_family(&pos, self.rules, removal_sets, |from, to, removed| {
+            moves = true;
+            let mut locate = |children: &mut Vec<(Child, bool)>, memo: bool| {
+                for &removed in removed {
+                    let m = Move { from, to, removed };
+                    let captured = memo.then_some(captured.as_mut_slice());
+                    self.locate(&pos, &m, &mut prepared, captured, children);
+                }
+            };
+            let Some((free, prefs)) = quiet.filter(|_| from.is_none()) else {
+                return locate(children, false);
+            };
+            // The child (them to move, `us` and the placed stone) is in the
+            // block, at the colex rank of its stones packed onto the
+            // block's free points.
+            let rank = colex_rank(PointSet(packed | pack(PointSet::single(to), free))) as usize;
+            if removed == [PointSet::EMPTY] {
+                fold(prefs[rank]);
+            } else if closing.is_empty() {
+                locate(children, true);
+            } else if closing[rank] != NOT_KNOWN {
+                fold(closing[rank]);
+            } else {
+                let at = children.len();
+                locate(children, true);
+                groups.push((rank, at..children.len()));
+            }
+        });
+        if !moves {
+            return Expect::Known(if blocked_draws(self.rules.board(), self.rules, us, them) {
+                Value::Draw
+            } else {
+                Value::Loss(0)
+            });
+        }
+        Expect::Children(first..children.len(), best)
+    }
+
+    /// Queues a slot; a full batch is judged.
+    #[inline]
+    fn wait(&self, slot: u64, expect: Expect, scratch: &mut CheckScratch) {
+        scratch.waiting.push(Waiting { slot, expect });
+        if scratch.waiting.len() == CHECK_BATCH {
+            self.judge(scratch);
+        }
     }
 
     /// The position with `us` (White here) to move against `them`.
@@ -550,49 +751,66 @@ impl<'t> SubspaceChecker<'t> {
         }
     }
 
-    /// Finds where each child's value is and asks it into cache, for a
-    /// batch of positions before any is read: the reads are cache misses,
-    /// and this lets them overlap.
+    /// Finds where the value of move `m`'s child is and asks it into
+    /// cache: a batch of positions is located before any child is read,
+    /// so that the cache misses overlap. `prepared`: the quiet child
+    /// table's side for `pos`'s other side, made on first use;
+    /// `captured`: the sides after placements that remove one stone, by
+    /// its point, while the other side's stones stay.
     #[inline]
     fn locate(
         &self,
         pos: &Position,
-        moves: &[crate::moves::Move],
+        m: &Move,
+        prepared: &mut Option<PreparedSide>,
+        captured: Option<&mut [Option<PreparedSide>]>,
         children: &mut Vec<(Child, bool)>,
     ) {
-        let (quiet_index, quiet_table) = (&self.quiet.0, self.quiet.1);
         let (by_counts, child_hand, placed) = (&self.by_counts, self.s.them_hand, self.placed);
         let them = pos.stones.black;
-        let prepared = quiet_index.prepare(them);
-        for m in moves {
-            let child = pos.play(m);
-            // Black is to move in the child.
-            let (cu, ct) = (child.stones.black, child.stones.white);
-            let by_placing = m.from.is_none();
-            let at = if cu == them && by_placing == (placed == 1) {
-                Child::At(quiet_table, quiet_index.slot_with(&prepared, ct))
-            } else if cu.len() + (child_hand as u32) < 3 {
-                Child::Lost
-            } else {
-                let (index, table) = by_counts[by_placing as usize]
-                    [cu.len() as usize * 25 + ct.len() as usize]
-                    .as_ref()
-                    .expect("the tables of every child are loaded");
-                Child::At(*table, index.slot(cu, ct))
+        let child = pos.play(m);
+        // Black is to move in the child.
+        let (cu, ct) = (child.stones.black, child.stones.white);
+        let by_placing = m.from.is_none();
+        let at = if cu == them && by_placing == (placed == 1) {
+            let side = prepared.get_or_insert_with(|| self.quiet.0.prepare(them));
+            Child::At(self.quiet.1, self.quiet.0.slot_with(side, ct))
+        } else if cu.len() + (child_hand as u32) < 3 {
+            Child::Lost
+        } else {
+            let (index, table) = by_counts[by_placing as usize]
+                [cu.len() as usize * 25 + ct.len() as usize]
+                .as_ref()
+                .expect("the tables of every child are loaded");
+            let side = match captured {
+                Some(memo) if by_placing && m.removed.len() == 1 => *memo
+                    [m.removed.0.trailing_zeros() as usize]
+                    .get_or_insert_with(|| index.prepare(cu)),
+                _ => index.prepare(cu),
             };
-            if let Child::At(t, slot) = at {
-                self.ranked[t as usize].table.prefetch(slot);
-            }
-            children.push((at, cu != them));
+            Child::At(*table, index.slot_with(&side, ct))
+        };
+        if let Child::At(t, slot) = at {
+            self.ranked[t as usize].table.prefetch(slot);
         }
+        children.push((at, cu != them));
     }
 
-    /// The best child value from the mover's side; `None` if a child's
-    /// slot is marked unused: then no stored value can be right.
+    /// The best child value from the mover's side, the quiet placements'
+    /// best being `quiet`; `None` if a child's slot is marked unused: then
+    /// no stored value can be right.
     #[inline]
-    fn best_of(&self, children: &[(Child, bool)]) -> Option<Value> {
-        let mut best = 0;
-        let mut unused = false;
+    fn best_of(&self, children: &[(Child, bool)], quiet: Quiet) -> Option<Value> {
+        let children = self.worth(children);
+        let best = quiet.best.max(children.best);
+        (!quiet.unused && !children.unused && best != 0).then(|| preferred_value(best))
+    }
+
+    /// The best of some children's preferences for the parent, and
+    /// whether one was 0.
+    #[inline]
+    fn worth(&self, children: &[(Child, bool)]) -> Quiet {
+        let mut worth = Quiet::default();
         for &(at, mill) in children {
             let p = match at {
                 Child::Lost => self.lost[mill as usize],
@@ -605,10 +823,10 @@ impl<'t> SubspaceChecker<'t> {
                     }
                 }
             };
-            unused |= p == 0;
-            best = best.max(p);
+            worth.unused |= p == 0;
+            worth.best = worth.best.max(p);
         }
-        (!unused && best != 0).then(|| preferred_value(best))
+        worth
     }
 
     /// The parent's preference of a child's code beyond [`Ranked`]'s
@@ -639,12 +857,19 @@ impl<'t> SubspaceChecker<'t> {
 
     /// Compares the waiting positions' stored values with their children's.
     fn judge(&self, scratch: &mut CheckScratch) {
+        for (rank, children) in scratch.groups.drain(..) {
+            let w = self.worth(&scratch.children[children]);
+            let p = if w.unused { 0 } else { w.best };
+            if p != NOT_KNOWN {
+                scratch.closing[rank] = p;
+            }
+        }
         for w in scratch.waiting.drain(..) {
             let canonical = !matches!(w.expect, Expect::Unused);
             let expected = match w.expect {
                 Expect::Unused => None,
                 Expect::Known(v) => Some(v),
-                Expect::Children(r) => self.best_of(&scratch.children[r]),
+                Expect::Children(r, quiet) => self.best_of(&scratch.children[r], quiet),
             };
             let stored = self.table.value(w.slot);
             let ok = match (canonical, stored) {
@@ -657,14 +882,20 @@ impl<'t> SubspaceChecker<'t> {
             };
             if !ok {
                 self.bad_count.fetch_add(1, Relaxed);
-                if scratch.bad.len() < KEEP_BAD {
+                // The first in slot order are kept, whatever the order
+                // of the visit.
+                let last = scratch.bad.iter().map(|b| b.slot).max();
+                if scratch.bad.len() < KEEP_BAD || last.is_some_and(|l| w.slot < l) {
+                    let (us, them) = self.index.position(w.slot).expect("a slot of the table");
                     scratch.bad.push(BadSlot {
                         subspace: self.s,
                         slot: w.slot,
-                        position: self.position(w.us, w.them).board_string(self.rules),
+                        position: self.position(us, them).board_string(self.rules),
                         stored,
                         expected,
                     });
+                    scratch.bad.sort_by_key(|b| b.slot);
+                    scratch.bad.truncate(KEEP_BAD);
                 }
             }
         }
