@@ -150,9 +150,10 @@ fn check_finds_a_value_in_an_unused_slot_and_a_position_marked_unused() {
 }
 
 #[test]
-fn placing_tables_checked_from_the_other_side_s_blocks_find_what_slot_order_finds() {
-    // Rules whose placements capture differently: one or two removals a
-    // mill, a removal per mill closed, moves on the board while placing.
+fn tables_checked_from_the_other_side_s_blocks_find_what_slot_order_finds() {
+    // Rules whose moves capture differently (one or two removals a mill, a
+    // removal per mill closed), moves on the board while placing, no
+    // flying, and the N-move rule's cursed draws.
     let mut found = 0;
     for spec in [
         "standard,stones=4",
@@ -160,29 +161,29 @@ fn placing_tables_checked_from_the_other_side_s_blocks_find_what_slot_order_find
         "standard,stones=4,lasker=on",
         "standard,stones=4,removals=2",
         "twelve,stones=4,double-mill=per-mill",
+        "standard,stones=4,flying=off",
+        "standard,stones=4,nmove=20",
     ] {
         let rules: Rules = spec.parse().unwrap();
         let db = common::TempDir::new(&format!("orders-{}", spec.replace([',', '='], "-")));
         let out = millbase(&["build", "--rules", spec, "--db", db.to_str().unwrap()]);
         assert!(out.status.success(), "{}", text(&out));
         let folder = TableFolder::new(&db, &rules);
-        let placing = millbase::placing_subspaces(&rules);
-        // Every kind of damage at slots spread over each table, each
-        // checked against sound children: a win a ply longer, a loss
-        // marked unused, a draw made a loss, a duplicate slot given a value.
-        for (i, &s) in placing.iter().enumerate() {
+        let mut all = millbase::moving_subspaces(&rules);
+        all.extend(millbase::placing_subspaces(&rules));
+        // Damage at slots spread over each table, checked against sound
+        // children: a value changed, a position marked unused, a
+        // duplicate slot given a value.
+        for (i, &s) in all.iter().enumerate() {
             let sound = common::load_table(&db, &rules, s);
             let codes: Vec<u16> = (0..sound.len())
                 .map(|slot| {
                     let c = sound.code(slot);
-                    if slot % 53 != (i % 53) as u64 {
-                        return c;
-                    }
-                    match Value::from_code(c) {
-                        None => Value::Draw.code(),
-                        Some(Value::Win(d)) => Value::Win(d + 1).code(),
-                        Some(Value::Loss(_)) => UNUSED,
-                        Some(Value::Draw) => Value::Loss(3).code(),
+                    match (slot % 47 == (i % 47) as u64, c == UNUSED, slot % 2 == 0) {
+                        (false, _, _) => c,
+                        (true, true, _) => 0,
+                        (true, false, true) => UNUSED,
+                        (true, false, false) => c ^ 1,
                     }
                 })
                 .collect();
@@ -199,8 +200,8 @@ fn placing_tables_checked_from_the_other_side_s_blocks_find_what_slot_order_find
             common::rewrite_table(&db, &rules, s, &sound);
         }
         // Sound again: both find nothing.
-        let all = millbase::check_subspaces(&folder, &placing, |_| {}).unwrap();
-        assert!(all.iter().all(|c| c.bad == 0), "{spec}");
+        let checks = millbase::check_subspaces(&folder, &all, |_| {}).unwrap();
+        assert!(checks.iter().all(|c| c.bad == 0), "{spec}");
     }
     assert!(found > 1000, "{found}");
 }

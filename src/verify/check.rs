@@ -160,11 +160,11 @@ enum Expect {
     /// This value: the position has no moves.
     Known(Value),
     /// The best of its children: these in the batch's list, and the
-    /// quiet placements read from a child block ([`Quiet`]).
+    /// quiet moves read from a child block ([`Quiet`]).
     Children(std::ops::Range<usize>, Quiet),
 }
 
-/// The quiet placements of a position read from a child block as
+/// The quiet moves of a position read from a child block as
 /// preferences: the largest, and whether one was 0 (a child slot marked
 /// unused).
 #[derive(Clone, Copy, Default)]
@@ -440,12 +440,12 @@ struct SubspaceChecker<'t> {
     /// The index of the other side's stones first (`them`, `us`): its
     /// blocks group the positions by the quiet children's block.
     mirror: SubspaceIndex<'static>,
-    /// Whether a placing table is checked from the other side's blocks
+    /// Whether the table is checked from the other side's blocks
     /// ([`Self::check_by_them`]) rather than in slot order.
     by_them: bool,
-    /// Whether a mill-closing placement earns the same removals whatever
-    /// mills it closes, so that its worth depends only on the stones after
-    /// it (see `CheckScratch::closing`).
+    /// Whether a mill-closing move earns the same removals whatever mills
+    /// it closes, so that its worth depends only on the stones after it
+    /// (see `CheckScratch::closing`).
     closing_memo: bool,
     bad_count: AtomicU64,
 }
@@ -462,21 +462,21 @@ struct CheckScratch {
     /// Removal sets, made once per opponent while it stays.
     removal_sets: RemovalSets,
     /// In a block of the other side's stones: the child tables' side to
-    /// move after a placement that removed one stone, by that stone's
-    /// point, prepared when first met.
+    /// move after a move that removed one stone, by whether it placed and
+    /// that stone's point, prepared when first met.
     captured: Vec<Option<PreparedSide>>,
-    /// In a block of the other side's stones: what a placement that
-    /// closes a mill is worth to the parent, by the rank of the stones
-    /// after it ([`NOT_KNOWN`]: not judged yet). Its captures depend on
-    /// those stones alone (the opponent is the block's), and each such
-    /// set is reached from up to three positions.
+    /// In a block of the other side's stones: what a move that closes a
+    /// mill is worth to the parent, by the rank of the stones after it
+    /// ([`NOT_KNOWN`]: not judged yet). Its captures depend on those
+    /// stones alone (the opponent is the block's), and each such set is
+    /// reached from several positions (a placement's from up to three).
     closing: Vec<u32>,
-    /// The mill-closing placements of the batch whose worth goes into
+    /// The mill-closing moves of the batch whose worth goes into
     /// `closing` when judged: the rank, and their children in the list.
     groups: Vec<(usize, std::ops::Range<usize>)>,
 }
 
-/// A mill-closing placement whose worth is not known yet.
+/// A mill-closing move whose worth is not known yet.
 const NOT_KNOWN: u32 = u32::MAX;
 
 impl<'t> SubspaceChecker<'t> {
@@ -536,7 +536,7 @@ impl<'t> SubspaceChecker<'t> {
     }
 
     fn run(self) -> SubspaceCheck {
-        let mut first_bad = if self.placed == 1 && self.by_them {
+        let mut first_bad = if self.by_them {
             // Every slot a class does not own must be marked unused; the
             // classes themselves are checked from the other side's blocks.
             let mut bad = self.blocks(self.index.orbits(), |orbit, scratch| {
@@ -610,10 +610,11 @@ impl<'t> SubspaceChecker<'t> {
     }
 
     /// Checks the classes of one orbit block of the other side's stones
-    /// (`mirror`), when the mover places: every quiet placement's child
-    /// then lies in one orbit block of the quiet child table, which is
-    /// read once into the parent's preferences, and a quiet child costs a
-    /// rank and a `max`. The position's own slot is the random read.
+    /// (`mirror`): the child of every quiet move (a placement while the
+    /// mover has stones in hand, else a step, removing nothing) then lies
+    /// in one orbit block of the quiet child table, which is read once
+    /// into the parent's preferences, and a quiet child costs a rank and
+    /// a `max`. The position's own slot is the random read.
     fn check_by_them(&self, orbit: u64, scratch: &mut CheckScratch) {
         let (rep, stabiliser) = self.mirror.orbit_rep(orbit);
         let (quiet_index, quiet_table) = (&self.quiet.0, self.quiet.1);
@@ -636,7 +637,9 @@ impl<'t> SubspaceChecker<'t> {
         });
         let mut prefs = std::mem::take(&mut scratch.block);
         scratch.captured.clear();
-        scratch.captured.resize(crate::geometry::MAX_POINTS, None);
+        scratch
+            .captured
+            .resize(2 * crate::geometry::MAX_POINTS, None);
         scratch.closing.clear();
         if block.is_some() && self.closing_memo {
             scratch.closing.resize(prefs.len(), NOT_KNOWN);
@@ -648,6 +651,9 @@ impl<'t> SubspaceChecker<'t> {
                 }
                 let slot = self.index.slot(us, them);
                 self.table.prefetch(slot);
+                if let Some(pure) = self.pure {
+                    pure.prefetch(slot);
+                }
                 let quiet = block.map(|free| (free, prefs.as_slice()));
                 let expect = self.expect(us, them, quiet, scratch);
                 self.wait(slot, expect, scratch);
@@ -660,8 +666,8 @@ impl<'t> SubspaceChecker<'t> {
     /// What the position `(us, them)` should hold, its children located.
     /// With `quiet`, the free points of the quiet child block's
     /// representative (`them`) and that block's preferences by rank, its
-    /// quiet placements are read from there, and the worth of its
-    /// mill-closing placements kept in the block's memo.
+    /// quiet moves are read from there, and the worth of its
+    /// mill-closing moves kept in the block's memo.
     #[inline]
     fn expect(
         &self,
@@ -697,13 +703,21 @@ impl<'t> SubspaceChecker<'t> {
                     self.locate(&pos, &m, &mut prepared, captured, children);
                 }
             };
-            let Some((free, prefs)) = quiet.filter(|_| from.is_none()) else {
-                return locate(children, false);
+            // A placement while the mover has stones in hand, else a step:
+            // without a capture, its child is in the quiet child table.
+            let quiet_kind = from.is_none() == (self.placed == 1);
+            let Some((free, prefs)) = quiet.filter(|_| quiet_kind) else {
+                return locate(children, quiet.is_some());
             };
-            // The child (them to move, `us` and the placed stone) is in the
+            // The child (them to move, `us` after the move) is in the
             // block, at the colex rank of its stones packed onto the
             // block's free points.
-            let rank = colex_rank(PointSet(packed | pack(PointSet::single(to), free))) as usize;
+            let bit = |p| pack(PointSet::single(p), free);
+            let after = match from {
+                Some(f) => packed & !bit(f) | bit(to),
+                None => packed | bit(to),
+            };
+            let rank = colex_rank(PointSet(after)) as usize;
             if removed == [PointSet::EMPTY] {
                 fold(prefs[rank]);
             } else if closing.is_empty() {
@@ -755,7 +769,7 @@ impl<'t> SubspaceChecker<'t> {
     /// cache: a batch of positions is located before any child is read,
     /// so that the cache misses overlap. `prepared`: the quiet child
     /// table's side for `pos`'s other side, made on first use;
-    /// `captured`: the sides after placements that remove one stone, by
+    /// `captured`: the sides after moves that remove one stone, by
     /// its point, while the other side's stones stay.
     #[inline]
     fn locate(
@@ -783,8 +797,9 @@ impl<'t> SubspaceChecker<'t> {
                 .as_ref()
                 .expect("the tables of every child are loaded");
             let side = match captured {
-                Some(memo) if by_placing && m.removed.len() == 1 => *memo
-                    [m.removed.0.trailing_zeros() as usize]
+                Some(memo) if m.removed.len() == 1 => *memo[by_placing as usize
+                    * crate::geometry::MAX_POINTS
+                    + m.removed.0.trailing_zeros() as usize]
                     .get_or_insert_with(|| index.prepare(cu)),
                 _ => index.prepare(cu),
             };
@@ -796,7 +811,7 @@ impl<'t> SubspaceChecker<'t> {
         children.push((at, cu != them));
     }
 
-    /// The best child value from the mover's side, the quiet placements'
+    /// The best child value from the mover's side, the quiet moves'
     /// best being `quiet`; `None` if a child's slot is marked unused: then
     /// no stored value can be right.
     #[inline]
