@@ -197,9 +197,9 @@ pub fn check_subspaces(
     check_with(folder, subspaces, None, true, report)
 }
 
-/// [`check_subspaces`] visiting every table in slot order, as the moving
-/// phase's tables are: the placing tables are otherwise checked from the
-/// other side's blocks. For tests that compare the two.
+/// [`check_subspaces`] visiting every table's positions in slot order
+/// instead of grouped by the other side's stones: for tests that compare
+/// the two.
 #[doc(hidden)]
 pub fn check_subspaces_in_slot_order(
     folder: &TableFolder,
@@ -611,7 +611,8 @@ impl<'t> SubspaceChecker<'t> {
 
     /// Checks the classes of one orbit block of the other side's stones
     /// (`mirror`): the child of every quiet move (a placement while the
-    /// mover has stones in hand, else a step, removing nothing) then lies
+    /// mover has stones in hand, else a step or a flight, removing
+    /// nothing) then lies
     /// in one orbit block of the quiet child table, which is read once
     /// into the parent's preferences, and a quiet child costs a rank and
     /// a `max`. The position's own slot is the random read.
