@@ -437,6 +437,10 @@ struct SubspaceChecker<'t> {
     /// mover has stones in hand): the mover's stones stay `them`, so their
     /// side of the index is prepared once per position.
     quiet: (SubspaceIndex<'static>, u32),
+    /// Under Lasker rules, when the mover places: the table of the steps
+    /// on the board that remove nothing (the hands stay), whose children
+    /// also lie in one orbit block of it.
+    slides: Option<(SubspaceIndex<'static>, u32)>,
     /// The index of the other side's stones first (`them`, `us`): its
     /// blocks group the positions by the quiet children's block.
     mirror: SubspaceIndex<'static>,
@@ -459,6 +463,8 @@ struct CheckScratch {
     /// The parent's preference of each slot of the current quiet child
     /// block, by rank ([`SubspaceChecker::check_by_them`]).
     block: Vec<u32>,
+    /// The same for the block of the slides' table, under Lasker rules.
+    slide_block: Vec<u32>,
     /// Removal sets, made once per opponent while it stays.
     removal_sets: RemovalSets,
     /// In a block of the other side's stones: the child tables' side to
@@ -474,6 +480,19 @@ struct CheckScratch {
     /// The mill-closing moves of the batch whose worth goes into
     /// `closing` when judged: the rank, and their children in the list.
     groups: Vec<(usize, std::ops::Range<usize>)>,
+}
+
+/// The child blocks of one block of the other side's stones, as the
+/// parent's preferences by rank ([`SubspaceChecker::check_by_them`]).
+#[derive(Clone, Copy)]
+struct Blocks<'a> {
+    /// The points the other side's stones (the blocks' representative)
+    /// leave free.
+    free: PointSet,
+    /// The quiet moves' child block.
+    quiet: &'a [u32],
+    /// Under Lasker rules, when the mover places: the slides' child block.
+    slides: Option<&'a [u32]>,
 }
 
 /// A mill-closing move whose worth is not known yet.
@@ -516,6 +535,9 @@ impl<'t> SubspaceChecker<'t> {
         let quiet = by_counts[placed as usize][s.them as usize * 25 + mover_after]
             .clone()
             .expect("the quiet child's table is loaded");
+        let slides = (placed == 1 && rules.lasker)
+            .then(|| by_counts[0][s.them as usize * 25 + s.us as usize].clone())
+            .flatten();
         SubspaceChecker {
             rules,
             s,
@@ -528,6 +550,7 @@ impl<'t> SubspaceChecker<'t> {
             lost,
             placed,
             quiet,
+            slides,
             mirror: indexer.subspace(s.them, s.us),
             by_them: true,
             closing_memo: rules.double_mill == crate::rules::DoubleMill::One,
@@ -618,25 +641,17 @@ impl<'t> SubspaceChecker<'t> {
     /// a `max`. The position's own slot is the random read.
     fn check_by_them(&self, orbit: u64, scratch: &mut CheckScratch) {
         let (rep, stabiliser) = self.mirror.orbit_rep(orbit);
-        let (quiet_index, quiet_table) = (&self.quiet.0, self.quiet.1);
-        let side = quiet_index.prepare(rep);
         // A block whose representative a symmetry fixes holds duplicate
         // slots: its quiet children are located one by one.
-        let block = (stabiliser == 0 && side.stabiliser == 0).then(|| {
-            debug_assert_eq!(side.rep, rep);
-            let ranked = &self.ranked[quiet_table as usize];
-            let n = quiet_index.block_size();
-            scratch.block.clear();
-            scratch.block.extend((0..n).map(|r| {
-                let code = ranked.table.code(side.base + r) as usize;
-                match ranked.by_mill[0].get(code) {
-                    Some(&p) => p,
-                    None => self.preference_of(ranked.table, code as u16, false),
-                }
-            }));
-            self.rules.board().all.minus(rep)
-        });
+        let block = (stabiliser == 0).then(|| self.rules.board().all.minus(rep));
+        if block.is_some() {
+            self.preferences_of_block(&self.quiet, rep, &mut scratch.block);
+            if let Some(slides) = &self.slides {
+                self.preferences_of_block(slides, rep, &mut scratch.slide_block);
+            }
+        }
         let mut prefs = std::mem::take(&mut scratch.block);
+        let mut slide_prefs = std::mem::take(&mut scratch.slide_block);
         scratch.captured.clear();
         scratch
             .captured
@@ -655,26 +670,55 @@ impl<'t> SubspaceChecker<'t> {
                 if let Some(pure) = self.pure {
                     pure.prefetch(slot);
                 }
-                let quiet = block.map(|free| (free, prefs.as_slice()));
+                let quiet = block.map(|free| Blocks {
+                    free,
+                    quiet: &prefs,
+                    slides: self.slides.as_ref().map(|_| slide_prefs.as_slice()),
+                });
                 let expect = self.expect(us, them, quiet, scratch);
                 self.wait(slot, expect, scratch);
             });
         self.judge(scratch);
         prefs.clear();
         scratch.block = prefs;
+        slide_prefs.clear();
+        scratch.slide_block = slide_prefs;
+    }
+
+    /// Fills `out` with the parent's preference of each slot of the orbit
+    /// block of `rep` (which no symmetry fixes) in the child table `table`,
+    /// by rank.
+    fn preferences_of_block(
+        &self,
+        (index, table): &(SubspaceIndex<'static>, u32),
+        rep: PointSet,
+        out: &mut Vec<u32>,
+    ) {
+        let side = index.prepare(rep);
+        // The child table's orbits are those of the same stone count.
+        assert!(side.rep == rep && side.stabiliser == 0);
+        let ranked = &self.ranked[*table as usize];
+        out.clear();
+        out.extend((0..index.block_size()).map(|r| {
+            let code = ranked.table.code(side.base + r) as usize;
+            match ranked.by_mill[0].get(code) {
+                Some(&p) => p,
+                None => self.preference_of(ranked.table, code as u16, false),
+            }
+        }));
     }
 
     /// What the position `(us, them)` should hold, its children located.
-    /// With `quiet`, the free points of the quiet child block's
-    /// representative (`them`) and that block's preferences by rank, its
-    /// quiet moves are read from there, and the worth of its
-    /// mill-closing moves kept in the block's memo.
+    /// With `quiet`, the child blocks of `them` (see [`Blocks`]), its
+    /// quiet moves (and under Lasker rules its slides that remove nothing)
+    /// are read from there, and the worth of its mill-closing moves kept
+    /// in the block's memo.
     #[inline]
     fn expect(
         &self,
         us: PointSet,
         them: PointSet,
-        quiet: Option<(PointSet, &[u32])>,
+        quiet: Option<Blocks<'_>>,
         scratch: &mut CheckScratch,
     ) -> Expect {
         let pos = self.position(us, them);
@@ -694,7 +738,7 @@ impl<'t> SubspaceChecker<'t> {
         };
         let mut prepared = None;
         let mut moves = false;
-        let packed = quiet.map_or(0, |(free, _)| pack(us, free));
+        let packed = quiet.map_or(0, |b| pack(us, b.free));
         for_each_move_family(&pos, self.rules, removal_sets, |from, to, removed| {
             moves = true;
             let mut locate = |children: &mut Vec<(Child, bool)>, memo: bool| {
@@ -706,21 +750,28 @@ impl<'t> SubspaceChecker<'t> {
             };
             // A placement while the mover has stones in hand, else a step:
             // without a capture, its child is in the quiet child table.
-            let quiet_kind = from.is_none() == (self.placed == 1);
-            let Some((free, prefs)) = quiet.filter(|_| quiet_kind) else {
-                return locate(children, quiet.is_some());
+            let Some(blocks) = quiet else {
+                return locate(children, false);
             };
             // The child (them to move, `us` after the move) is in the
             // block, at the colex rank of its stones packed onto the
             // block's free points.
-            let bit = |p| pack(PointSet::single(p), free);
+            let bit = |p| pack(PointSet::single(p), blocks.free);
             let after = match from {
                 Some(f) => packed & !bit(f) | bit(to),
                 None => packed | bit(to),
             };
             let rank = colex_rank(PointSet(after)) as usize;
+            if from.is_none() != (self.placed == 1) {
+                // A step while the mover has stones in hand (Lasker).
+                match blocks.slides {
+                    Some(slides) if removed == [PointSet::EMPTY] => fold(slides[rank]),
+                    _ => locate(children, true),
+                }
+                return;
+            }
             if removed == [PointSet::EMPTY] {
-                fold(prefs[rank]);
+                fold(blocks.quiet[rank]);
             } else if closing.is_empty() {
                 locate(children, true);
             } else if closing[rank] != NOT_KNOWN {
