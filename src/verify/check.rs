@@ -748,8 +748,6 @@ impl<'t> SubspaceChecker<'t> {
                     self.locate(&pos, &m, &mut prepared, captured, children);
                 }
             };
-            // A placement while the mover has stones in hand, else a step:
-            // without a capture, its child is in the quiet child table.
             let Some(blocks) = quiet else {
                 return locate(children, false);
             };
@@ -762,8 +760,11 @@ impl<'t> SubspaceChecker<'t> {
                 None => packed | bit(to),
             };
             let rank = colex_rank(PointSet(after)) as usize;
+            // A placement while the mover has stones in hand, else a step:
+            // without a capture, its child is in the quiet child table.
             if from.is_none() != (self.placed == 1) {
-                // A step while the mover has stones in hand (Lasker).
+                // A step while the mover has stones in hand (Lasker): its
+                // child keeps the hands, in the slides' table.
                 match blocks.slides {
                     Some(slides) if removed == [PointSet::EMPTY] => fold(slides[rank]),
                     _ => locate(children, true),
