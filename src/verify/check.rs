@@ -160,15 +160,14 @@ enum Expect {
     /// This value: the position has no moves.
     Known(Value),
     /// The best of its children: these in the batch's list, and the
-    /// quiet moves read from a child block ([`Quiet`]).
-    Children(std::ops::Range<usize>, Quiet),
+    /// best of those already read from a child block or a memo.
+    Children(std::ops::Range<usize>, Best),
 }
 
-/// The quiet moves of a position read from a child block as
-/// preferences: the largest, and whether one was 0 (a child slot marked
-/// unused).
+/// The best of some children's preferences for their parent: the
+/// largest, and whether one was 0 (a child slot marked unused).
 #[derive(Clone, Copy, Default)]
-struct Quiet {
+struct Best {
     best: u32,
     unused: bool,
 }
@@ -731,7 +730,7 @@ impl<'t> SubspaceChecker<'t> {
             ..
         } = scratch;
         let first = children.len();
-        let mut best = Quiet::default();
+        let mut best = Best::default();
         let mut fold = |p: u32| {
             best.unused |= p == 0;
             best.best = best.best.max(p);
@@ -864,21 +863,21 @@ impl<'t> SubspaceChecker<'t> {
         children.push((at, cu != them));
     }
 
-    /// The best child value from the mover's side, the quiet moves'
-    /// best being `quiet`; `None` if a child's slot is marked unused: then
+    /// The best child value from the mover's side, the children already
+    /// read giving `read`; `None` if a child's slot is marked unused: then
     /// no stored value can be right.
     #[inline]
-    fn best_of(&self, children: &[(Child, bool)], quiet: Quiet) -> Option<Value> {
+    fn best_of(&self, children: &[(Child, bool)], read: Best) -> Option<Value> {
         let children = self.worth(children);
-        let best = quiet.best.max(children.best);
-        (!quiet.unused && !children.unused && best != 0).then(|| preferred_value(best))
+        let best = read.best.max(children.best);
+        (!read.unused && !children.unused && best != 0).then(|| preferred_value(best))
     }
 
     /// The best of some children's preferences for the parent, and
     /// whether one was 0.
     #[inline]
-    fn worth(&self, children: &[(Child, bool)]) -> Quiet {
-        let mut worth = Quiet::default();
+    fn worth(&self, children: &[(Child, bool)]) -> Best {
+        let mut worth = Best::default();
         for &(at, mill) in children {
             let p = match at {
                 Child::Lost => self.lost[mill as usize],
@@ -937,7 +936,7 @@ impl<'t> SubspaceChecker<'t> {
             let expected = match w.expect {
                 Expect::Unused => None,
                 Expect::Known(v) => Some(v),
-                Expect::Children(r, quiet) => self.best_of(&scratch.children[r], quiet),
+                Expect::Children(r, read) => self.best_of(&scratch.children[r], read),
             };
             let stored = self.table.value(w.slot);
             let ok = match (canonical, stored) {
